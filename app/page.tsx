@@ -1,0 +1,22 @@
+import { getTranslations } from "next-intl/server";
+
+export default async function HomePage() {
+  const t = await getTranslations("Home");
+  return (
+    <main id="main" className="page">
+      <div className="card">
+        <h1>{t("title")}</h1>
+        <p className="muted">{t("intro")}</p>
+        <h2>{t("forPartners")}</h2>
+        <ul className="links">
+          <li>
+            <a href="/.well-known/oauth-authorization-server">{t("metadata")}</a>
+          </li>
+          <li>
+            <a href="/healthz">{t("health")}</a>
+          </li>
+        </ul>
+      </div>
+    </main>
+  );
+}

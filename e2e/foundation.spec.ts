@@ -1,0 +1,36 @@
+import { expect, test } from "@playwright/test";
+
+test("the home page renders with a nonce-based CSP and no violations", async ({ page }) => {
+  const violations: string[] = [];
+  page.on("console", (message) => {
+    if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+  });
+  const response = await page.goto("/");
+  expect(response?.status()).toBe(200);
+  const csp = response?.headers()["content-security-policy"] ?? "";
+  expect(csp).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]+' 'strict-dynamic'/);
+  expect(csp).toContain("frame-ancestors 'none'");
+  expect(response?.headers()["referrer-policy"]).toBe("no-referrer");
+  await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+  // Hydration ran: Next's scripts carried the nonce and were not blocked.
+  await expect(page.locator("script[nonce]").first()).toBeAttached();
+  expect(violations).toEqual([]);
+});
+
+test("the language follows the browser's Accept-Language", async ({ browser }) => {
+  const context = await browser.newContext({ locale: "da-DK" });
+  const page = await context.newPage();
+  await page.goto("/");
+  await expect(page.locator("html")).toHaveAttribute("lang", "da");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(
+    "Forbind bankkonti med de apps, du stoler på",
+  );
+  await context.close();
+});
+
+test("the discovery document is served to a browser too", async ({ request }) => {
+  const response = await request.get("/.well-known/oauth-authorization-server");
+  expect(response.status()).toBe(200);
+  const body = (await response.json()) as { issuer: string };
+  expect(body.issuer).toBe("http://localhost:3100");
+});

@@ -1,0 +1,237 @@
+import { z } from "zod";
+
+/**
+ * The only reader of process.env (STYLE.md rule 9). Every setting is parsed
+ * here once, with a message naming the setting when it is missing or invalid.
+ *
+ * Two modes: "local" when the issuer is a loopback address (development, tests,
+ * a laptop running `npm start`), "production" otherwise. Production refuses the
+ * development defaults: a real database, secret, mail provider, rate-limit
+ * store and upstream must be configured.
+ */
+
+export const DEVELOPMENT_SECRET = "bank-connect-development-secret-do-not-use-in-production";
+const DEFAULT_ISSUER = "http://localhost:3000";
+
+const emptyToUndefined = (value: unknown) =>
+  typeof value === "string" && value.trim() === "" ? undefined : value;
+
+const optionalString = z.preprocess(emptyToUndefined, z.string().optional());
+const optionalUrl = z.preprocess(emptyToUndefined, z.url().optional());
+const booleanFlag = z.preprocess(
+  emptyToUndefined,
+  z
+    .enum(["true", "false", "1", "0", "yes", "no"])
+    .transform((v) => v === "true" || v === "1" || v === "yes")
+    .optional(),
+);
+
+const issuerSchema = z.preprocess(
+  emptyToUndefined,
+  z
+    .url({ protocol: /^https?$/, message: "must be an http(s) URL" })
+    .default(DEFAULT_ISSUER)
+    .transform((value) => value.replace(/\/+$/, ""))
+    .refine((value) => {
+      const url = new URL(value);
+      return !url.search && !url.hash && !url.username && !url.password;
+    }, "must not carry a query, fragment or credentials"),
+);
+
+const rawSchema = z.object({
+  NODE_ENV: z.preprocess(
+    emptyToUndefined,
+    z.enum(["development", "production", "test"]).default("development"),
+  ),
+  ISSUER: issuerSchema,
+  DISCOVERY_VENDOR_BLOCK: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^[a-z][a-z0-9_]{0,63}$/, "must be a lower-case identifier")
+      .default("open_banking_io"),
+  ),
+  DOCUMENTATION_URL: optionalUrl,
+  DATABASE_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, "must be a postgresql:// connection string")
+      .optional(),
+  ),
+  SECRET_KEY: z.preprocess(
+    emptyToUndefined,
+    z.string().min(32, "must be at least 32 characters").default(DEVELOPMENT_SECRET),
+  ),
+  PORT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(65535).default(3000)),
+  TRUSTED_PROXY_HOPS: z.preprocess(
+    emptyToUndefined,
+    z.coerce.number().int().min(0).max(10).default(0),
+  ),
+  REDIS_URL: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
+      .optional(),
+  ),
+  UPSTASH_REDIS_REST_URL: optionalUrl,
+  UPSTASH_REDIS_REST_TOKEN: optionalString,
+  RESEND_API_KEY: optionalString,
+  MAIL_FROM: z.preprocess(
+    emptyToUndefined,
+    z.string().default("Bank Connect <no-reply@localhost>"),
+  ),
+  UPSTREAM: z.preprocess(emptyToUndefined, z.enum(["sandbox", "enablebanking"]).optional()),
+  ENABLE_BANKING_API_URL: z.preprocess(
+    emptyToUndefined,
+    z.url().default("https://api.enablebanking.com"),
+  ),
+  ENABLE_BANKING_APPLICATION_ID: optionalString,
+  ENABLE_BANKING_PRIVATE_KEY: optionalString,
+  RECIPIENT_KEY_REQUIRED: booleanFlag,
+  DEMO_ENABLED: booleanFlag,
+  LOG_LEVEL: z.preprocess(
+    emptyToUndefined,
+    z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  ),
+});
+
+export type Env = ReturnType<typeof finishEnv>;
+
+/** Every setting the service reads (`.env.example` lists each one). */
+export const SETTING_NAMES = Object.keys(rawSchema.shape);
+
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+export function isLoopbackUrl(value: string): boolean {
+  const host = new URL(value).hostname.toLowerCase();
+  return LOOPBACK_HOSTS.has(host) || host.endsWith(".localhost") || /^127\./.test(host);
+}
+
+function finishEnv(raw: z.infer<typeof rawSchema>) {
+  const mode = isLoopbackUrl(raw.ISSUER) ? ("local" as const) : ("production" as const);
+  return {
+    nodeEnv: raw.NODE_ENV,
+    mode,
+    issuer: raw.ISSUER,
+    vendorBlock: raw.DISCOVERY_VENDOR_BLOCK,
+    documentationUrl: raw.DOCUMENTATION_URL ?? `${raw.ISSUER}/docs`,
+    databaseUrl: raw.DATABASE_URL,
+    secretKey: raw.SECRET_KEY,
+    port: raw.PORT,
+    trustedProxyHops: raw.TRUSTED_PROXY_HOPS,
+    redisUrl: raw.REDIS_URL,
+    upstash:
+      raw.UPSTASH_REDIS_REST_URL && raw.UPSTASH_REDIS_REST_TOKEN
+        ? { url: raw.UPSTASH_REDIS_REST_URL, token: raw.UPSTASH_REDIS_REST_TOKEN }
+        : undefined,
+    resendApiKey: raw.RESEND_API_KEY,
+    mailFrom: raw.MAIL_FROM,
+    upstream: raw.UPSTREAM ?? ("sandbox" as const),
+    enableBanking: {
+      apiUrl: raw.ENABLE_BANKING_API_URL.replace(/\/+$/, ""),
+      applicationId: raw.ENABLE_BANKING_APPLICATION_ID,
+      privateKey: raw.ENABLE_BANKING_PRIVATE_KEY,
+    },
+    recipientKeyRequired: raw.RECIPIENT_KEY_REQUIRED ?? false,
+    demoEnabled: raw.DEMO_ENABLED ?? mode === "local",
+    logLevel: raw.LOG_LEVEL,
+  };
+}
+
+/** Cross-setting rules; each problem names the setting(s) to fix. */
+function checkEnv(raw: z.infer<typeof rawSchema>, env: Env): string[] {
+  const problems: string[] = [];
+  if ((raw.UPSTASH_REDIS_REST_URL === undefined) !== (raw.UPSTASH_REDIS_REST_TOKEN === undefined)) {
+    problems.push("UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN must be set together");
+  }
+  if (env.upstream === "enablebanking") {
+    if (!env.enableBanking.applicationId) {
+      problems.push("ENABLE_BANKING_APPLICATION_ID is required when UPSTREAM=enablebanking");
+    }
+    if (!env.enableBanking.privateKey) {
+      problems.push("ENABLE_BANKING_PRIVATE_KEY is required when UPSTREAM=enablebanking");
+    }
+  }
+  if (env.mode === "production") {
+    if (!env.issuer.startsWith("https://")) {
+      problems.push("ISSUER must be an https:// URL in production");
+    }
+    if (raw.SECRET_KEY === DEVELOPMENT_SECRET) {
+      problems.push("SECRET_KEY must be set to a random value of at least 32 characters in production");
+    }
+    if (!env.databaseUrl) problems.push("DATABASE_URL is required in production");
+    if (!env.redisUrl && !env.upstash) {
+      problems.push("REDIS_URL or UPSTASH_REDIS_REST_URL/TOKEN is required in production");
+    }
+    if (!env.resendApiKey) problems.push("RESEND_API_KEY is required in production");
+    if (!raw.UPSTREAM) problems.push("UPSTREAM must be chosen explicitly in production");
+  }
+  return problems;
+}
+
+export class EnvError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "EnvError";
+  }
+}
+
+/** Parses a settings map; throws EnvError naming every bad setting. */
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const result = rawSchema.safeParse(source);
+  if (!result.success) {
+    throw new EnvError(
+      result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`),
+    );
+  }
+  const env = finishEnv(result.data);
+  const problems = checkEnv(result.data, env);
+  if (problems.length > 0) throw new EnvError(problems);
+  return env;
+}
+
+let cached: Env | undefined;
+
+/** The validated settings of this process. */
+export function getEnv(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}
+
+/** The database URL, or a clear error when the process was started without one. */
+export function requireDatabaseUrl(): string {
+  const url = getEnv().databaseUrl;
+  if (!url) {
+    throw new EnvError([
+      "DATABASE_URL is not set (start the service with `npm run dev` or `npm start` to get an embedded PostgreSQL)",
+    ]);
+  }
+  return url;
+}
+
+/**
+ * Tooling only (launcher, test setup): point this process, and the children it
+ * starts, at a database chosen at run time (the embedded PostgreSQL).
+ */
+export function setDatabaseUrl(url: string): void {
+  process.env.DATABASE_URL = url;
+  cached = undefined;
+}
+
+/** Test tooling only: hand a setting to the worker processes it starts. */
+export function setSetting(name: string, value: string): void {
+  process.env[name] = value;
+  cached = undefined;
+}
+
+/** The environment for a child process: this one's plus overrides. */
+export function childEnv(overrides: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  return { ...process.env, ...overrides };
+}
+
+/** Raw read for the tooling scripts that pass settings through unchanged. */
+export function rawSetting(name: string): string | undefined {
+  return process.env[name];
+}

