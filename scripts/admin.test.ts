@@ -1,0 +1,304 @@
+import { execFile } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { db, disconnectDb } from "../lib/db/client";
+import { childEnv, getEnv } from "../lib/env";
+import {
+  hashClientSecret,
+  PREVIOUS_SECRET_GRACE_MS,
+  verifyClientSecret,
+} from "../lib/keys/client-credentials";
+
+/** The admin CLI as an operator runs it: a child process against the test database. */
+
+const REPO_ROOT = path.resolve(import.meta.dirname, "..");
+afterAll(disconnectDb);
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function admin(...args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ["--import", "tsx", "scripts/admin.ts", ...args],
+      { cwd: REPO_ROOT, env: childEnv({ DATABASE_URL: getEnv().databaseUrl }), timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+function json<T = Record<string, unknown>>(run: Run): T {
+  expect(run.stderr).toBe("");
+  expect(run.code).toBe(0);
+  return JSON.parse(run.stdout) as T;
+}
+
+/** A refusal: the exit code, nothing on stdout, a message line and never a stack trace. */
+function expectRefusal(run: Run, code: 1 | 2, message: string | RegExp): void {
+  expect(run.code).toBe(code);
+  expect(run.stdout).toBe("");
+  const [first] = run.stderr.split("\n");
+  expect(first).toMatch(/^admin: /);
+  if (typeof message === "string") expect(first).toContain(message);
+  else expect(first).toMatch(message);
+  expect(run.stderr).not.toMatch(/^\s+at /m);
+}
+
+const tag = () => randomUUID().slice(0, 8);
+
+async function newPartner(): Promise<string> {
+  const created = json<{ partner_id: string }>(
+    await admin(
+      "partner",
+      "create",
+      "--name",
+      `CLI ${tag()}`,
+      "--owner-email",
+      `cli-${tag()}@example.com`,
+    ),
+  );
+  return created.partner_id;
+}
+
+describe("admin CLI: partners", () => {
+  it("creates a partner (owner email normalized) and lists it", async () => {
+    const name = `Budget App ${tag()}`;
+    const email = `Owner-${tag()}@Example.com`;
+    const created = json(await admin("partner", "create", "--name", name, "--owner-email", email));
+    expect(created).toMatchObject({
+      name,
+      status: "active",
+      owner_emails: [email.toLowerCase()],
+      client_count: 0,
+    });
+    expect(created.partner_id).toMatch(/^[0-9a-f-]{36}$/);
+
+    const listed = json<{ partner_id: string }[]>(await admin("partner", "list"));
+    expect(listed.find((partner) => partner.partner_id === created.partner_id)).toEqual(created);
+  });
+
+  it("prints pretty JSON (two-space indentation)", async () => {
+    const run = await admin("partner", "list");
+    expect(run.stdout).toMatch(/^\[\n {2}\{\n {4}"partner_id"/);
+  });
+
+  it("refuses a bad owner email (exit 1)", async () => {
+    expectRefusal(
+      await admin("partner", "create", "--name", "X", "--owner-email", "nope"),
+      1,
+      "is not a valid email address",
+    );
+  });
+
+  it("refuses an empty name (exit 1)", async () => {
+    expectRefusal(
+      await admin("partner", "create", "--name", " ", "--owner-email", "a@example.com"),
+      1,
+      "must not be empty",
+    );
+  });
+
+  it("refuses a missing --name (exit 2, usage shown)", async () => {
+    const run = await admin("partner", "create", "--owner-email", "a@example.com");
+    expectRefusal(run, 2, "--name is required");
+    expect(run.stderr).toContain(
+      "usage: npm run admin -- partner create --name <name> --owner-email <email>",
+    );
+  });
+});
+
+describe("admin CLI: clients", () => {
+  it("creates a client with two redirect URIs, prints the secret once and stores only its hash", async () => {
+    const partnerId = await newPartner();
+    const uris = ["https://budget.example/callback", "http://localhost:5173/callback"];
+    const created = json<{ client_id: string; client_secret: string }>(
+      await admin(
+        "client",
+        "create",
+        "--partner",
+        partnerId,
+        "--redirect-uri",
+        uris[0]!,
+        "--redirect-uri",
+        uris[1]!,
+        "--name",
+        "Budget",
+      ),
+    );
+    expect(created).toMatchObject({ partner_id: partnerId, name: "Budget", redirect_uris: uris });
+    expect(created.client_id).toMatch(/^obc_[A-Za-z0-9]{24}$/);
+    expect(created.client_secret).toMatch(/^obs_[A-Za-z0-9_-]{43}$/);
+
+    const stored = await db().client.findUniqueOrThrow({ where: { id: created.client_id } });
+    expect(stored.secretHash).toBe(hashClientSecret(created.client_secret));
+    expect(JSON.stringify(stored)).not.toContain(created.client_secret.slice(4));
+    expect(stored.redirectUris).toEqual(uris);
+
+    const listed = json<Record<string, unknown>[]>(
+      await admin("client", "list", "--partner", partnerId),
+    );
+    expect(listed).toEqual([
+      expect.objectContaining({
+        client_id: created.client_id,
+        name: "Budget",
+        redirect_uris: uris,
+      }),
+    ]);
+    expect(JSON.stringify(listed)).not.toContain("obs_");
+  });
+
+  it("creates a house client without --partner", async () => {
+    const created = json(
+      await admin("client", "create", "--redirect-uri", "https://house.example/cb"),
+    );
+    expect(created).toMatchObject({ partner_id: null, name: "House client" });
+  });
+
+  it("rotates a secret: prints the new one and when the previous one expires", async () => {
+    const partnerId = await newPartner();
+    const created = json<{ client_id: string; client_secret: string }>(
+      await admin(
+        "client",
+        "create",
+        "--partner",
+        partnerId,
+        "--redirect-uri",
+        "https://r.example/cb",
+      ),
+    );
+    const before = Date.now();
+    const rotated = json<{
+      client_id: string;
+      client_secret: string;
+      previous_secret_expires_at: string;
+    }>(await admin("client", "rotate-secret", "--client", created.client_id));
+    expect(rotated.client_id).toBe(created.client_id);
+    expect(rotated.client_secret).not.toBe(created.client_secret);
+    const expiry = Date.parse(rotated.previous_secret_expires_at);
+    expect(expiry).toBeGreaterThanOrEqual(before + PREVIOUS_SECRET_GRACE_MS);
+    expect(expiry).toBeLessThan(Date.now() + PREVIOUS_SECRET_GRACE_MS);
+
+    const stored = await db().client.findUniqueOrThrow({ where: { id: created.client_id } });
+    expect(verifyClientSecret(stored, rotated.client_secret, new Date())).toBe(true);
+    expect(verifyClientSecret(stored, created.client_secret, new Date())).toBe(true);
+    expect(verifyClientSecret(stored, created.client_secret, new Date(expiry))).toBe(false);
+  });
+
+  it("accepts a legacy --id once and refuses it as a duplicate after (exit 1)", async () => {
+    const id = `legacy-${tag()}`;
+    expect(
+      json(await admin("client", "create", "--id", id, "--redirect-uri", "https://l.example/cb"))
+        .client_id,
+    ).toBe(id);
+    expectRefusal(
+      await admin("client", "create", "--id", id, "--redirect-uri", "https://l.example/cb"),
+      1,
+      "already exists",
+    );
+  });
+
+  const ELEVEN = Array.from({ length: 11 }, (_, i) => [
+    "--redirect-uri",
+    `https://e.example/cb/${i}`,
+  ]).flat();
+
+  it.concurrent.each<[string, string[], string]>([
+    [
+      "a duplicate URI",
+      ["--redirect-uri", "https://d.example/cb", "--redirect-uri", "https://d.example/cb"],
+      '"https://d.example/cb": is listed more than once',
+    ],
+    ["a malformed URI", ["--redirect-uri", "https://exa mple.com/cb"], "must not contain spaces"],
+    ["a relative URI", ["--redirect-uri", "/callback"], '"/callback": is not an absolute URL'],
+    ["11 URIs", ELEVEN, "at most 10 redirect URIs"],
+    [
+      "http on a remote host",
+      ["--redirect-uri", "http://example.com/cb"],
+      "http:// is only allowed for loopback hosts",
+    ],
+    ["a fragment", ["--redirect-uri", "https://f.example/cb#"], "must not contain a fragment"],
+    [
+      "credentials",
+      ["--redirect-uri", "https://user:pw@c.example/cb"],
+      "must not contain credentials",
+    ],
+    ["a custom scheme", ["--redirect-uri", "myapp://callback"], "must use https://"],
+  ])("refuses %s (exit 1)", async (_, args, message) => {
+    expectRefusal(await admin("client", "create", ...args), 1, message);
+  });
+
+  it("refuses an unknown partner (exit 1)", async () => {
+    expectRefusal(
+      await admin(
+        "client",
+        "create",
+        "--partner",
+        randomUUID(),
+        "--redirect-uri",
+        "https://u.example/cb",
+      ),
+      1,
+      "no partner with id",
+    );
+    expectRefusal(
+      await admin("client", "list", "--partner", "acme"),
+      1,
+      'no partner with id "acme"',
+    );
+  });
+
+  it("refuses rotating an unknown client (exit 1)", async () => {
+    expectRefusal(
+      await admin("client", "rotate-secret", "--client", "obc_nope_nope_nope"),
+      1,
+      "no client with id",
+    );
+  });
+
+  it("refuses a missing --redirect-uri (exit 2)", async () => {
+    expectRefusal(
+      await admin("client", "create", "--name", "X"),
+      2,
+      "at least one --redirect-uri is required",
+    );
+  });
+});
+
+describe("admin CLI: usage errors (exit 2)", () => {
+  it.concurrent.each<[string, string[], string]>([
+    ["no command at all", [], "a command is required"],
+    ["an unknown command", ["client", "delete"], 'unknown command "client delete"'],
+    ["an unknown option", ["partner", "list", "--verbose"], "Unknown option '--verbose'"],
+    ["an option without its value", ["client", "rotate-secret", "--client"], "argument missing"],
+    ["a positional argument", ["partner", "list", "extra"], "Unexpected argument 'extra'"],
+    [
+      "a repeated single-valued option",
+      ["partner", "create", "--name", "a", "--name", "b", "--owner-email", "a@example.com"],
+      "--name may be given only once",
+    ],
+  ])("refuses %s", async (_, args, message) => {
+    expectRefusal(await admin(...args), 2, message);
+  });
+
+  it("prints help with every command (exit 0)", async () => {
+    const run = await admin("help");
+    expect(run.code).toBe(0);
+    for (const command of [
+      "partner create",
+      "partner list",
+      "client create",
+      "client rotate-secret",
+      "client list",
+    ]) {
+      expect(run.stdout).toContain(command);
+    }
+  });
+});

@@ -1,0 +1,128 @@
+import {
+  createClient,
+  listClients,
+  rotateClientSecret,
+  type ClientSummary,
+} from "../../lib/partners/clients";
+import { createPartner, listPartners, type PartnerSummary } from "../../lib/partners/partners";
+import {
+  optionalString,
+  requireList,
+  requireString,
+  type OptionsConfig,
+  type OptionValues,
+} from "./options";
+
+/**
+ * The admin CLI's commands, as data: add a command by adding a row. Each
+ * returns the JSON value to print. Output keys are snake_case, like the
+ * service's other external names (STYLE.md rule 12).
+ */
+
+export interface Command {
+  /** The words that select it, e.g. "client create". */
+  name: string;
+  usage: string;
+  summary: string;
+  options: OptionsConfig;
+  run(values: OptionValues): Promise<unknown>;
+}
+
+export const COMMANDS: readonly Command[] = [
+  {
+    name: "partner create",
+    usage: "partner create --name <name> --owner-email <email>",
+    summary: "create a partner owned by the user with that email (created if new)",
+    options: { name: { type: "string" }, "owner-email": { type: "string" } },
+    async run(values) {
+      const partner = await createPartner({
+        name: requireString(values, "name"),
+        ownerEmail: requireString(values, "owner-email"),
+      });
+      return toPartnerOutput(partner);
+    },
+  },
+  {
+    name: "partner list",
+    usage: "partner list",
+    summary: "list every partner with its owners and number of clients",
+    options: {},
+    async run() {
+      return (await listPartners()).map(toPartnerOutput);
+    },
+  },
+  {
+    name: "client create",
+    usage:
+      "client create [--partner <partner-id>] --redirect-uri <uri> [--redirect-uri <uri> ...] [--name <name>] [--id <legacy-id>]",
+    summary: "create a Connect client (a house client without --partner); prints its secret once",
+    options: {
+      partner: { type: "string" },
+      "redirect-uri": { type: "string", multiple: true },
+      name: { type: "string" },
+      id: { type: "string" },
+    },
+    async run(values) {
+      const { client, clientSecret } = await createClient({
+        partnerId: optionalString(values, "partner") ?? null,
+        redirectUris: requireList(values, "redirect-uri"),
+        name: optionalString(values, "name"),
+        id: optionalString(values, "id"),
+      });
+      return {
+        client_id: client.id,
+        client_secret: clientSecret,
+        ...toClientOutput(client),
+        note: "store client_secret now: it is shown only this once",
+      };
+    },
+  },
+  {
+    name: "client rotate-secret",
+    usage: "client rotate-secret --client <client-id>",
+    summary: "issue a new secret; the previous one keeps working for 24 hours (SPEC 5.2)",
+    options: { client: { type: "string" } },
+    async run(values) {
+      const rotated = await rotateClientSecret(requireString(values, "client"), new Date());
+      return {
+        client_id: rotated.clientId,
+        client_secret: rotated.clientSecret,
+        previous_secret_expires_at: rotated.previousSecretExpiresAt.toISOString(),
+        note: "store client_secret now: it is shown only this once",
+      };
+    },
+  },
+  {
+    name: "client list",
+    usage: "client list --partner <partner-id>",
+    summary: "list a partner's clients (never their secrets)",
+    options: { partner: { type: "string" } },
+    async run(values) {
+      return (await listClients(requireString(values, "partner"))).map((client) => ({
+        client_id: client.id,
+        ...toClientOutput(client),
+      }));
+    },
+  },
+];
+
+function toPartnerOutput(partner: PartnerSummary) {
+  return {
+    partner_id: partner.id,
+    name: partner.name,
+    status: partner.status,
+    owner_emails: partner.ownerEmails,
+    client_count: partner.clientCount,
+    created_at: partner.createdAt.toISOString(),
+  };
+}
+
+function toClientOutput(client: ClientSummary) {
+  return {
+    partner_id: client.partnerId,
+    name: client.name,
+    redirect_uris: client.redirectUris,
+    created_at: client.createdAt.toISOString(),
+    previous_secret_expires_at: client.previousSecretExpiresAt?.toISOString() ?? null,
+  };
+}
