@@ -26,7 +26,7 @@ export default defineConfig({
   projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
   webServer: {
     // A production build served against a database of its own (e2e/support/server.ts).
-    command: "npx tsx e2e/support/server.ts",
+    command: "NODE_ENV=production npx tsx e2e/support/server.ts",
     url: `${E2E_ORIGIN}/healthz`,
     timeout: 600_000,
     reuseExistingServer: false,

@@ -97,4 +97,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-process.exitCode = await main(process.argv.slice(2));
+process.exit(await main(process.argv.slice(2)));

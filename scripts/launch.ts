@@ -1,17 +1,18 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { childEnv, EnvError, getEnv } from "../lib/env";
-import { resolveDatabase, REPO_ROOT, type ResolvedDatabase } from "./lib/database";
-import { applyMigrations } from "./lib/migrations";
-import { seedDemo } from "./lib/seed";
 import { disconnectDb } from "../lib/db/client";
+import { EnvError, getEnv } from "../lib/env";
+import { resolveDatabase, REPO_ROOT, type ResolvedDatabase } from "./lib/database";
+import { serveNext, type RunningServer } from "./lib/http-server";
+import { applyMigrations } from "./lib/migrations";
+import { seedDemo, type DemoSeed } from "./lib/seed";
 
 /**
  * `npm run dev` / `npm start`: one command from a fresh clone to a running
  * service. Starts the embedded PostgreSQL when DATABASE_URL is unset, applies
- * migrations, seeds the demo partner, runs Next, and on Ctrl-C / SIGTERM stops
- * Next first and PostgreSQL second, so nothing is left running.
+ * migrations, seeds the demo partner, serves Next in this process, and on
+ * Ctrl-C / SIGTERM stops the server first and PostgreSQL second, so nothing
+ * is left running.
  */
 
 type Mode = "dev" | "start";
@@ -27,34 +28,7 @@ function parseMode(argv: string[]): Mode {
   return mode;
 }
 
-function startNext(mode: Mode, port: number, databaseUrl: string): ChildProcess {
-  const nextBin = path.join(REPO_ROOT, "node_modules", "next", "dist", "bin", "next");
-  return spawn(process.execPath, [nextBin, mode, "--port", String(port)], {
-    cwd: REPO_ROOT,
-    stdio: "inherit",
-    env: childEnv({
-      DATABASE_URL: databaseUrl,
-      NEXT_TELEMETRY_DISABLED: "1",
-      CHECKPOINT_DISABLE: "1",
-    }),
-  });
-}
-
-async function waitUntilServing(url: string, child: ChildProcess, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline && child.exitCode === null) {
-    try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(5000) });
-      if (response.ok) return true;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  return false;
-}
-
-function printBanner(issuer: string, demo: Awaited<ReturnType<typeof seedDemo>>) {
+function printBanner(issuer: string, demo: DemoSeed | null) {
   const lines = [
     "",
     `Bank Connect is running at ${issuer}`,
@@ -63,14 +37,17 @@ function printBanner(issuer: string, demo: Awaited<ReturnType<typeof seedDemo>>)
     `  Server metadata     ${issuer}/.well-known/oauth-authorization-server`,
     `  Health              ${issuer}/healthz`,
     "",
-    "  Demo partner client (Demo Budget App)",
-    `    client_id         ${demo.clientId}`,
-    `    client_secret     ${demo.clientSecret}`,
-    `    redirect_uri      ${demo.redirectUri}`,
-    "",
-    "Press Ctrl-C to stop.",
-    "",
   ];
+  if (demo) {
+    lines.push(
+      "  Demo partner client (Demo Budget App)",
+      `    client_id         ${demo.clientId}`,
+      `    client_secret     ${demo.clientSecret ?? "(not shown in production: rotate it with the admin CLI)"}`,
+      `    redirect_uri      ${demo.redirectUri}`,
+      "",
+    );
+  }
+  lines.push("Press Ctrl-C to stop.", "");
   console.log(lines.join("\n"));
 }
 
@@ -89,18 +66,13 @@ async function main() {
   }
 
   let database: ResolvedDatabase | undefined;
-  let next: ChildProcess | undefined;
+  let server: RunningServer | undefined;
   let stopping = false;
 
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
-    if (next && next.exitCode === null) {
-      const exited = new Promise((resolve) => next?.once("exit", resolve));
-      next.kill("SIGTERM");
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
-      if (next.exitCode === null) next.kill("SIGKILL");
-    }
+    await server?.close().catch(() => undefined);
     await disconnectDb().catch(() => undefined);
     if (database?.embedded) {
       log("stopping the embedded PostgreSQL");
@@ -115,14 +87,15 @@ async function main() {
     database = await resolveDatabase(log);
     const { applied } = await applyMigrations({ databaseUrl: database.url });
     log(applied.length ? `applied migrations: ${applied.join(", ")}` : "database schema is up to date");
-    const demo = await seedDemo();
+    const demo = env.demoEnabled ? await seedDemo() : null;
+    // Next's bundle opens its own pool; this one was only for setting up.
     await disconnectDb();
-
-    next = startNext(mode, env.port, database.url);
-    next.on("exit", (code) => void stop(code ?? 1));
-    if (await waitUntilServing(`http://127.0.0.1:${env.port}/healthz`, next, 180_000)) {
-      printBanner(env.issuer, demo);
-    }
+    server = await serveNext({
+      dev: mode === "dev",
+      port: env.port,
+      trustedProxyHops: env.trustedProxyHops,
+    });
+    printBanner(env.issuer, demo);
   } catch (error) {
     console.error(`[bank-connect] could not start: ${error instanceof Error ? error.message : String(error)}`);
     await stop(1);

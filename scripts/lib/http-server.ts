@@ -1,0 +1,64 @@
+import { createServer, type IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import next from "next";
+import { CLIENT_IP_HEADER, resolveClientIp } from "../../lib/http/client-ip";
+import { REPO_ROOT } from "./database";
+
+/**
+ * The service's HTTP server: Next's request handler behind a plain Node
+ * server. It exists for one reason: only here is the socket address known, so
+ * only here can the client address be stamped on the request from trusted
+ * sources (DESIGN.md §8). `next start` alone keeps a client-sent
+ * X-Forwarded-For as the client address, which would let anyone pick their
+ * own rate-limit bucket.
+ */
+
+export interface RunningServer {
+  close(): Promise<void>;
+}
+
+function stampClientIp(request: IncomingMessage, trustedProxyHops: number) {
+  request.headers[CLIENT_IP_HEADER] = resolveClientIp(
+    request.socket.remoteAddress,
+    request.headers["x-forwarded-for"],
+    trustedProxyHops,
+  );
+}
+
+export async function serveNext(options: {
+  dev: boolean;
+  port: number;
+  trustedProxyHops: number;
+}): Promise<RunningServer> {
+  const app = next({ dev: options.dev, dir: REPO_ROOT, port: options.port, turbopack: options.dev });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+  const upgrade = app.getUpgradeHandler();
+
+  const server = createServer((request, response) => {
+    stampClientIp(request, options.trustedProxyHops);
+    handle(request, response).catch((error: unknown) => {
+      console.error("[bank-connect] request failed", error);
+      if (!response.headersSent) response.writeHead(500);
+      response.end();
+    });
+  });
+  // Development hot reloading runs over WebSocket upgrades.
+  server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    stampClientIp(request, options.trustedProxyHops);
+    void upgrade(request, socket, head);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, resolve);
+  });
+
+  return {
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await app.close();
+    },
+  };
+}
