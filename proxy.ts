@@ -1,39 +1,55 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { getEnv } from "./lib/env";
+import { clientIpOf } from "./lib/http/client-ip";
 import { baselineHeaders, createNonce, pageCsp } from "./lib/http/security-headers";
+import { countRequest } from "./lib/ratelimit/limiter";
+import { policyForPath } from "./lib/ratelimit/policies";
 
 /**
- * Runs before every request. Pages get a per-request CSP nonce (forwarded to
- * Next on the request so its own scripts carry it); every response gets the
- * baseline headers. Route handlers set their own Content-Security-Policy
- * (JSON: nothing may load; the relay page: its script hash), so it is left
- * alone for them.
+ * Runs before every request, in this order:
+ * 1. Rate limits (SPEC 8.1): per client address, 429 with no body.
+ * 2. Security headers: pages get a per-request CSP nonce (forwarded to Next on
+ *    the request so its own scripts carry it); every response gets the
+ *    baseline. Route handlers set their own Content-Security-Policy (JSON:
+ *    nothing may load; the relay page: its script hash), so it is left alone.
  */
 const ROUTE_HANDLER_PREFIXES = ["/api/", "/oauth/", "/.well-known/", "/healthz", "/logos/"];
 
 function isRouteHandler(pathname: string): boolean {
-  return ROUTE_HANDLER_PREFIXES.some((prefix) => pathname === prefix.replace(/\/$/, "") || pathname.startsWith(prefix));
+  return ROUTE_HANDLER_PREFIXES.some(
+    (prefix) => pathname === prefix.replace(/\/$/, "") || pathname.startsWith(prefix),
+  );
 }
 
-export function proxy(request: NextRequest) {
-  const https = request.nextUrl.protocol === "https:";
-  const baseline = baselineHeaders({ https });
+async function rateLimited(request: NextRequest): Promise<NextResponse | null> {
+  const policy = policyForPath(request.nextUrl.pathname);
+  if (!policy) return null;
+  const result = await countRequest(policy, clientIpOf(request));
+  if (result.allowed) return null;
+  // SPEC 7.3: the service's own 429 has no reason body.
+  return new NextResponse(null, {
+    status: 429,
+    headers: { "Retry-After": String(result.retryAfterSeconds), "Cache-Control": "no-store" },
+  });
+}
 
-  if (isRouteHandler(request.nextUrl.pathname)) {
-    const response = NextResponse.next();
-    for (const [name, value] of Object.entries(baseline)) response.headers.set(name, value);
-    return response;
-  }
+export async function proxy(request: NextRequest) {
+  const baseline = baselineHeaders({ https: getEnv().issuer.startsWith("https://") });
+  const limited = await rateLimited(request);
+  const response = limited ?? securedPassThrough(request);
+  for (const [name, value] of Object.entries(baseline)) response.headers.set(name, value);
+  return response;
+}
 
+function securedPassThrough(request: NextRequest): NextResponse {
+  if (isRouteHandler(request.nextUrl.pathname)) return NextResponse.next();
   const nonce = createNonce();
   const csp = pageCsp(nonce, { development: getEnv().nodeEnv === "development" });
   const requestHeaders = new Headers(request.headers);
   requestHeaders.set("x-nonce", nonce);
   requestHeaders.set("Content-Security-Policy", csp);
-
   const response = NextResponse.next({ request: { headers: requestHeaders } });
   response.headers.set("Content-Security-Policy", csp);
-  for (const [name, value] of Object.entries(baseline)) response.headers.set(name, value);
   return response;
 }
 

@@ -1,0 +1,119 @@
+import type { FlowStep } from "../db/generated/enums";
+import { db } from "../db/client";
+import { keyedHash } from "../crypto/keyed-hash";
+import { randomToken } from "../crypto/random";
+import { timingSafeEqualString } from "../crypto/constant-time";
+import { getEnv } from "../env";
+import { cookieName, readCookie, serializeCookie } from "../http/cookies";
+
+/**
+ * Flows: one authorization request each (DESIGN.md §4), bound to the browser
+ * by the Connect flow cookie (SPEC 8.2: 1 hour). The cookie carries the flow
+ * id and a secret; only the secret's keyed hash is stored.
+ */
+
+export const FLOW_LIFETIME_SECONDS = 60 * 60;
+
+const isHttps = () => getEnv().issuer.startsWith("https://");
+export const flowCookieName = () => cookieName("bc_flow", isHttps());
+
+export interface FlowRequest {
+  clientId: string;
+  redirectUri: string;
+  state: string | null;
+  codeChallenge: string;
+  scope: string;
+  locale: string | null;
+  loginHint: string | null;
+  challenge: string | null;
+  renewConnectionId: string | null;
+}
+
+export async function createFlow(
+  input: FlowRequest,
+  now = new Date(),
+): Promise<{ flowId: string; setCookie: string }> {
+  const secret = randomToken();
+  const flow = await db().flow.create({
+    data: {
+      ...input,
+      cookieHash: keyedHash("flow-cookie", secret),
+      csrfSecret: randomToken(),
+      expiresAt: new Date(now.getTime() + FLOW_LIFETIME_SECONDS * 1000),
+    },
+    select: { id: true },
+  });
+  const setCookie = serializeCookie(flowCookieName(), `${flow.id}.${secret}`, {
+    maxAgeSeconds: FLOW_LIFETIME_SECONDS,
+    https: isHttps(),
+  });
+  return { flowId: flow.id, setCookie };
+}
+
+/** The live flow bound to this browser, or null. */
+export async function findBrowserFlow(request: Request, now = new Date()) {
+  const value = readCookie(request, flowCookieName());
+  const match = value ? /^([0-9a-f-]{36})\.([A-Za-z0-9_-]{20,100})$/.exec(value) : null;
+  if (!match) return null;
+  const [, flowId = "", secret = ""] = match;
+  const flow = await db().flow.findUnique({
+    where: { id: flowId },
+    include: {
+      client: {
+        select: {
+          id: true,
+          name: true,
+          partner: { select: { id: true, status: true, recipientPublicKey: true } },
+        },
+      },
+    },
+  });
+  if (!flow || flow.expiresAt <= now || flow.completedAt) return null;
+  if (!timingSafeEqualString(flow.cookieHash, keyedHash("flow-cookie", secret))) return null;
+  return flow;
+}
+
+/** Who will open the data: the partner (its recipient key) or the user (own key). */
+export type KeyMode = "partner" | "user";
+
+export function keyModeOf(partner: { recipientPublicKey: string | null } | null): KeyMode {
+  return partner?.recipientPublicKey ? "partner" : "user";
+}
+
+/**
+ * DESIGN.md §6.6: in user-key mode onboarding (key setup, a first bank) comes
+ * before consent; in partner-key mode consent comes first.
+ */
+export function firstStepFor(input: {
+  keyMode: KeyMode;
+  userHasKey: boolean;
+  tenantHasConnection: boolean;
+}): FlowStep {
+  if (input.keyMode === "partner") return "consent";
+  if (!input.userHasKey) return "key_setup";
+  if (!input.tenantHasConnection) return "banks";
+  return "consent";
+}
+
+export const STEP_PATHS: Record<FlowStep, string> = {
+  login: "/login",
+  key_setup: "/setup",
+  banks: "/banks",
+  consent: "/consent",
+  relay: "/consent",
+  done: "/",
+};
+
+/** Signs the flow's user in and moves it to the first step that user still needs. */
+export async function attachUser(
+  flowId: string,
+  user: { id: string; publicKey: string | null },
+  keyMode: KeyMode,
+  tenantSubject: string,
+): Promise<FlowStep> {
+  const tenantHasConnection =
+    (await db().connection.count({ where: { tenant: { subject: tenantSubject } } })) > 0;
+  const step = firstStepFor({ keyMode, userHasKey: Boolean(user.publicKey), tenantHasConnection });
+  await db().flow.update({ where: { id: flowId }, data: { userId: user.id, step } });
+  return step;
+}

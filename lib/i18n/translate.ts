@@ -1,0 +1,12 @@
+import { createTranslator } from "next-intl";
+import type { Locale } from "./locales";
+import { loadMessages } from "./messages";
+
+/**
+ * Translations outside React (the relay page, e-mails): the same catalogues
+ * and namespaces as the screens (STYLE.md rule 11).
+ */
+export async function relayLabels(locale: Locale) {
+  const t = createTranslator({ locale, messages: await loadMessages(locale), namespace: "Relay" });
+  return { lang: locale, title: t("title"), message: t("message"), button: t("button") };
+}

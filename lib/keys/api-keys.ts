@@ -1,0 +1,89 @@
+import { db } from "../db/client";
+import { keyedHash } from "../crypto/keyed-hash";
+import { randomToken } from "../crypto/random";
+
+/**
+ * API keys (SPEC 3.2): `ebk_` + 256 random bits, stored as a keyed hash with
+ * tenant, client, scope and a 365-day expiry. Only the first 12 characters
+ * are ever shown again. Every request looks the key up in the database: no
+ * in-process cache may make a revoked key work again (DESIGN.md §3).
+ */
+
+export const API_KEY_PREFIX = "ebk_";
+/** SPEC 2.3, 8.2: 31536000 seconds. */
+export const API_KEY_LIFETIME_SECONDS = 365 * 24 * 60 * 60;
+const SHOWN_PREFIX_LENGTH = 12;
+
+export function generateApiKey(): string {
+  return `${API_KEY_PREFIX}${randomToken()}`;
+}
+
+export function hashApiKey(key: string): string {
+  return keyedHash("api-key", key);
+}
+
+export function shownPrefix(key: string): string {
+  return key.slice(0, SHOWN_PREFIX_LENGTH);
+}
+
+export interface ApiKeyPrincipal {
+  apiKeyId: string;
+  tenantId: string;
+  subject: string;
+  clientId: string;
+  partnerId: string | null;
+  scope: string;
+  expiresAt: Date;
+  email: string;
+}
+
+export type ApiKeyCredential =
+  | { kind: "none" }
+  | { kind: "conflict" }
+  | { kind: "key"; key: string };
+
+/**
+ * SPEC 5.3: `Authorization: Bearer <key>` or `X-Api-Key: <key>`, identical in
+ * effect. Two different keys in one request is a conflict, never a choice.
+ */
+export function readApiKeyCredential(request: Request): ApiKeyCredential {
+  const authorization = request.headers.get("authorization");
+  const bearer = authorization && /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+  const header = request.headers.get("x-api-key")?.trim() || null;
+  if (authorization && !bearer && !/^Basic\s/i.test(authorization)) return { kind: "conflict" };
+  if (bearer && header && bearer !== header) return { kind: "conflict" };
+  const key = bearer || header;
+  return key ? { kind: "key", key } : { kind: "none" };
+}
+
+/** The active key's principal, or null when unknown, revoked or expired (SPEC 3.2). */
+export async function findActiveApiKey(key: string, now = new Date()): Promise<ApiKeyPrincipal | null> {
+  if (!key.startsWith(API_KEY_PREFIX) || key.length > 200) return null;
+  const found = await db().apiKey.findUnique({
+    where: { keyHash: hashApiKey(key) },
+    include: {
+      client: { select: { partnerId: true } },
+      tenant: { select: { subject: true, user: { select: { email: true } } } },
+    },
+  });
+  if (!found || found.revokedAt || found.expiresAt <= now) return null;
+  return {
+    apiKeyId: found.id,
+    tenantId: found.tenantId,
+    subject: found.tenant.subject,
+    clientId: found.clientId,
+    partnerId: found.client.partnerId,
+    scope: found.scope,
+    expiresAt: found.expiresAt,
+    email: found.tenant.user.email,
+  };
+}
+
+/** SPEC 4.4: only a key issued to the authenticated client is affected. */
+export async function revokeClientApiKey(key: string, clientId: string, now = new Date()): Promise<boolean> {
+  const result = await db().apiKey.updateMany({
+    where: { keyHash: hashApiKey(key), clientId, revokedAt: null },
+    data: { revokedAt: now },
+  });
+  return result.count > 0;
+}

@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { REDACTED, redact } from "./log";
+
+describe("log redaction (DESIGN.md §8: no secret, key, code or bank data in logs)", () => {
+  it("redacts secrets, keys, codes and bank data by field name, at any depth", () => {
+    const fields = {
+      clientId: "obc_x",
+      client_secret: "obs_s",
+      apiKey: "ebk_k",
+      code: "c",
+      code_verifier: "v",
+      nested: { authorization: "Basic x", uidEnc: "AQ…", iban: "DK50" },
+      list: [{ accessToken: "t" }],
+    };
+    expect(redact(fields)).toEqual({
+      clientId: "obc_x",
+      client_secret: REDACTED,
+      apiKey: REDACTED,
+      code: REDACTED,
+      code_verifier: REDACTED,
+      nested: { authorization: REDACTED, uidEnc: REDACTED, iban: REDACTED },
+      list: [{ accessToken: REDACTED }],
+    });
+  });
+
+  it("keeps errors readable without their own fields", () => {
+    const error = new Error("boom", { cause: { password: "p" } });
+    expect(redact({ error })).toEqual({
+      error: { name: "Error", message: "boom", cause: { password: REDACTED } },
+    });
+  });
+});

@@ -1,0 +1,206 @@
+import { findSignedInUser } from "../auth/sessions";
+import { tenantSubject } from "../banking/tenants";
+import { db } from "../db/client";
+import { getEnv } from "../env";
+import { attachUser, createFlow, keyModeOf, STEP_PATHS } from "../flow/flows";
+import { fromUiLocales, negotiateLocale } from "../i18n/locales";
+import { relayLabels } from "../i18n/translate";
+import { log } from "../log";
+import { OAuthError, toErrorBody, toOAuthError } from "./errors";
+import { SCOPE } from "./metadata";
+import { asciiName, findDuplicate, optionalParam } from "./params";
+import { isWellFormedS256Challenge } from "./pkce";
+import { errorFields, relayResponse } from "./relay";
+import { oauthJson } from "./responses";
+
+/**
+ * GET /oauth/authorize (SPEC 4.2, 7.1; CONTRACT §2). Client and exact redirect
+ * URI are checked first and answer 400 JSON, never sending anything to an
+ * unverified address (STYLE.md rule 5). Every later rule answers with the
+ * form_post error relay to the verified redirect URI.
+ */
+
+/** CONTRACT §3: the SDKs pin these descriptions as literal strings. */
+export const PARTNER_KEY_MISSING =
+  "this partner has not installed its decryption key; no authorizations can be started until it does";
+export const PARTNER_SUSPENDED = "this partner is suspended; no authorizations can be started";
+
+const MAX_STATE_LENGTH = 2048;
+const MAX_LOGIN_HINT_LENGTH = 320;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+type AuthorizeClient = NonNullable<Awaited<ReturnType<typeof findAuthorizeClient>>>;
+
+function findAuthorizeClient(clientId: string) {
+  return db().client.findUnique({
+    where: { id: clientId },
+    select: {
+      id: true,
+      redirectUris: true,
+      partner: { select: { id: true, status: true, recipientPublicKey: true, defaultLanguage: true } },
+    },
+  });
+}
+
+/** Thrown before the redirect URI is verified: answered as 400 JSON. */
+class UnverifiedRequestError extends OAuthError {}
+
+function singleUnverified(params: URLSearchParams, name: string): string {
+  if (params.getAll(name).length > 1) {
+    throw new UnverifiedRequestError("invalid_request", `parameter ${name} was given more than once`);
+  }
+  const value = optionalParam(params, name);
+  if (value === null) throw new UnverifiedRequestError("invalid_request", `${name} is required`);
+  return value;
+}
+
+async function assertClient(params: URLSearchParams): Promise<AuthorizeClient> {
+  const clientId = singleUnverified(params, "client_id");
+  const client = clientId.length <= 128 ? await findAuthorizeClient(clientId) : null;
+  if (!client) throw new UnverifiedRequestError("invalid_request", "unknown client_id");
+  return client;
+}
+
+/** SPEC 8.3: matched exactly, character for character. */
+function assertRedirectUri(params: URLSearchParams, client: AuthorizeClient): string {
+  const redirectUri = singleUnverified(params, "redirect_uri");
+  if (!client.redirectUris.includes(redirectUri)) {
+    throw new UnverifiedRequestError("invalid_request", "redirect_uri is not registered for this client");
+  }
+  return redirectUri;
+}
+
+function assertNoDuplicateParams(params: URLSearchParams): void {
+  const duplicate = findDuplicate(params);
+  if (duplicate) throw new OAuthError("invalid_request", `parameter ${asciiName(duplicate)} was given more than once`);
+}
+
+/** SPEC 4.2: required for obc_ clients; older ids default to code. */
+function checkResponseType(params: URLSearchParams, clientId: string): void {
+  const responseType = optionalParam(params, "response_type");
+  if (responseType === null) {
+    if (clientId.startsWith("obc_")) throw new OAuthError("invalid_request", "response_type is required");
+    return;
+  }
+  if (responseType !== "code") throw new OAuthError("unsupported_response_type", "only response_type=code is supported");
+}
+
+/** SPEC 4.2: only form_post, which is also the default. */
+function checkResponseMode(params: URLSearchParams): void {
+  const responseMode = optionalParam(params, "response_mode") ?? "form_post";
+  if (responseMode !== "form_post") throw new OAuthError("invalid_request", "only response_mode=form_post is supported");
+}
+
+/** SPEC 5.6: PKCE with S256 is mandatory. */
+function checkCodeChallenge(params: URLSearchParams): string {
+  const challenge = optionalParam(params, "code_challenge");
+  if (challenge === null) throw new OAuthError("invalid_request", "code_challenge is required");
+  const method = optionalParam(params, "code_challenge_method") ?? "S256";
+  if (method !== "S256") throw new OAuthError("invalid_request", "only code_challenge_method=S256 is supported");
+  if (!isWellFormedS256Challenge(challenge)) {
+    throw new OAuthError("invalid_request", "code_challenge must be 43 characters of base64url (S256)");
+  }
+  return challenge;
+}
+
+function checkScope(params: URLSearchParams): string {
+  const scope = optionalParam(params, "scope");
+  if (scope === null) return SCOPE;
+  const requested = scope.split(" ").filter(Boolean);
+  if (requested.length === 0 || requested.some((s) => s !== SCOPE)) {
+    throw new OAuthError("invalid_scope", "the only supported scope is accounts.read");
+  }
+  return SCOPE;
+}
+
+function checkState(params: URLSearchParams): string | null {
+  const state = optionalParam(params, "state");
+  if (state !== null && state.length > MAX_STATE_LENGTH) throw new OAuthError("invalid_request", "state is too long");
+  return state;
+}
+
+function checkRenewConnection(params: URLSearchParams): string | null {
+  const id = optionalParam(params, "renew_connection");
+  if (id !== null && !UUID.test(id)) throw new OAuthError("invalid_request", "renew_connection must be a connection id");
+  return id;
+}
+
+/** CONTRACT §3: refused partners answer temporarily_unavailable. */
+function checkPartnerAvailable(client: AuthorizeClient): void {
+  const partner = client.partner;
+  if (!partner) return;
+  if (partner.status === "suspended") throw new OAuthError("temporarily_unavailable", PARTNER_SUSPENDED);
+  if (getEnv().recipientKeyRequired && !partner.recipientPublicKey) {
+    throw new OAuthError("temporarily_unavailable", PARTNER_KEY_MISSING);
+  }
+}
+
+function redirect(location: string, setCookie?: string): Response {
+  const headers = new Headers({ Location: location, "Cache-Control": "no-store" });
+  if (setCookie) headers.append("Set-Cookie", setCookie);
+  return new Response(null, { status: 303, headers });
+}
+
+export async function handleAuthorizeRequest(request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  const params = url.searchParams;
+  const issuer = getEnv().issuer;
+
+  let client: AuthorizeClient;
+  let redirectUri: string;
+  try {
+    client = await assertClient(params);
+    redirectUri = assertRedirectUri(params, client);
+  } catch (error) {
+    const oauthError = toOAuthError(error);
+    return oauthJson(toErrorBody(oauthError), oauthError.status === 500 ? 500 : 400);
+  }
+
+  const state = params.get("state");
+  try {
+    assertNoDuplicateParams(params);
+    checkResponseType(params, client.id);
+    checkResponseMode(params);
+    const codeChallenge = checkCodeChallenge(params);
+    const scope = checkScope(params);
+    const checkedState = checkState(params);
+    const renewConnectionId = checkRenewConnection(params);
+    checkPartnerAvailable(client);
+
+    const loginHint = optionalParam(params, "login_hint");
+    const { flowId, setCookie } = await createFlow({
+      clientId: client.id,
+      redirectUri,
+      state: checkedState,
+      codeChallenge,
+      scope,
+      locale: fromUiLocales(params.get("ui_locales")),
+      loginHint: loginHint && loginHint.length <= MAX_LOGIN_HINT_LENGTH ? loginHint : null,
+      // SPEC 4.2: any other challenge value is ignored.
+      challenge: optionalParam(params, "challenge") === "pin_code" ? "pin_code" : null,
+      renewConnectionId,
+    });
+
+    const user = await findSignedInUser(request);
+    if (!user) {
+      const returnUrl = `${issuer}${url.pathname}${url.search}`;
+      return redirect(`/login?${new URLSearchParams({ returnUrl })}`, setCookie);
+    }
+    const subject = tenantSubject(client.partner?.id ?? null, { id: user.userId, email: user.email });
+    const step = await attachUser(flowId, { id: user.userId, publicKey: user.publicKey }, keyModeOf(client.partner), subject);
+    return redirect(STEP_PATHS[step], setCookie);
+  } catch (error) {
+    const oauthError = toOAuthError(error);
+    if (oauthError.code === "server_error") log.error("authorize.server_error", { error: oauthError.cause });
+    const locale = negotiateLocale({
+      uiLocales: params.get("ui_locales"),
+      partnerDefault: client.partner?.defaultLanguage,
+      acceptLanguage: request.headers.get("accept-language"),
+    });
+    return relayResponse(
+      redirectUri,
+      errorFields({ error: oauthError.code, description: oauthError.description, iss: issuer, state }),
+      await relayLabels(locale),
+    );
+  }
+}

@@ -1,0 +1,48 @@
+import { OAuthError } from "./errors";
+
+/** Request bodies larger than this are refused before parsing. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** STYLE.md rule 6: a parameter given twice is refused (RFC 6749 §3.1). */
+export function findDuplicate(params: URLSearchParams): string | null {
+  const seen = new Set<string>();
+  for (const name of params.keys()) {
+    if (seen.has(name)) return name;
+    seen.add(name);
+  }
+  return null;
+}
+
+export function assertNoDuplicates(params: URLSearchParams): void {
+  const duplicate = findDuplicate(params);
+  if (duplicate) throw new OAuthError("invalid_request", `parameter ${asciiName(duplicate)} was given more than once`);
+}
+
+/** RFC 6749 §3.1: a parameter without a value is treated as omitted. */
+export function optionalParam(params: URLSearchParams, name: string): string | null {
+  const value = params.get(name);
+  return value === null || value === "" ? null : value;
+}
+
+/** Parameter names echoed in ASCII descriptions (SPEC: error_description is ASCII). */
+export function asciiName(name: string): string {
+  return name.replace(/[^\x20-\x7e]/g, "?").slice(0, 64);
+}
+
+/** Reads a body as text, refusing oversized ones with invalid_request. */
+export async function readBodyText(request: Request): Promise<string> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES) throw new OAuthError("invalid_request", "request body too large");
+  const text = await request.text();
+  if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw new OAuthError("invalid_request", "request body too large");
+  return text;
+}
+
+export type BodyKind = "form" | "json" | "other";
+
+export function bodyKind(request: Request): BodyKind {
+  const type = (request.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase();
+  if (type === "application/x-www-form-urlencoded") return "form";
+  if (type === "application/json") return "json";
+  return "other";
+}

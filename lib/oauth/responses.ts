@@ -1,0 +1,38 @@
+import { log } from "../log";
+import { API_CSP } from "../http/security-headers";
+import { type OAuthError, toErrorBody, toOAuthError } from "./errors";
+
+/** SPEC 4.3: token responses are never cached. */
+export const NO_STORE_HEADERS = { "Cache-Control": "no-store", Pragma: "no-cache" } as const;
+
+export function oauthJson(body: unknown, status = 200): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: {
+      "Content-Type": "application/json; charset=utf-8",
+      "Content-Security-Policy": API_CSP,
+      ...NO_STORE_HEADERS,
+    },
+  });
+}
+
+/**
+ * RFC 6749 §5.2 error response. SPEC 5.1: a 401 carries
+ * `WWW-Authenticate: Basic realm="oauth"` when the client used Basic.
+ */
+export function oauthErrorResponse(thrown: unknown, options: { basic?: boolean } = {}): Response {
+  const error = toOAuthError(thrown);
+  if (error.code === "server_error") log.error("oauth.server_error", { error: error.cause });
+  const response = oauthJson(toErrorBody(error), error.status);
+  if (error.status === 401 && options.basic) {
+    response.headers.set("WWW-Authenticate", 'Basic realm="oauth"');
+  }
+  return response;
+}
+
+/** RFC 6750 §3: errors of API-key-authenticated calls. */
+export function bearerErrorResponse(error: OAuthError): Response {
+  const response = oauthJson(toErrorBody(error), error.status);
+  response.headers.set("WWW-Authenticate", `Bearer error="${error.code}"`);
+  return response;
+}

@@ -1,0 +1,16 @@
+import { authenticateApiKeyRequest } from "../keys/api-key-auth";
+import { oauthJson } from "./responses";
+
+/** GET /oauth/userinfo (SPEC 2.4; CONTRACT §6), authenticated by the API key. */
+export async function handleUserinfoRequest(request: Request): Promise<Response> {
+  const principal = await authenticateApiKeyRequest(request);
+  if (principal instanceof Response) return principal;
+  return oauthJson({
+    sub: principal.subject,
+    email: principal.email,
+    partner_id: principal.partnerId,
+    client_id: principal.clientId,
+    scope: principal.scope,
+    expires_at: principal.expiresAt.toISOString(),
+  });
+}

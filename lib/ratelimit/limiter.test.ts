@@ -1,0 +1,123 @@
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { rawSetting } from "../env";
+import { countRequest, redisStore } from "./limiter";
+import { MemoryRateLimitStore } from "./memory-store";
+import { policyForPath, RATE_LIMIT_POLICIES } from "./policies";
+import type { RateLimitStore } from "./store";
+import { atWindowStart } from "../../test/rate-windows";
+
+const run = promisify(execFile);
+const redisUrl = rawSetting("REDIS_URL");
+const MINUTE = 60_000;
+const freshIp = () => `198.51.100.${randomBytes(2).readUInt16BE() % 250}-${randomBytes(4).toString("hex")}`;
+
+
+async function burst(store: RateLimitStore, policy: "authorize" | "api", ip: string, n: number) {
+  const results = [];
+  for (let i = 0; i < n; i += 1) results.push(await countRequest(policy, ip, store));
+  return results;
+}
+
+describe("rate-limit policies (SPEC 8.1)", () => {
+  it("limits authorize and cancel to 50 and the API to 300 per minute", () => {
+    expect(RATE_LIMIT_POLICIES.authorize).toEqual({ limit: 50, windowSeconds: 60 });
+    expect(RATE_LIMIT_POLICIES.cancel).toEqual({ limit: 50, windowSeconds: 60 });
+    expect(RATE_LIMIT_POLICIES.api).toEqual({ limit: 300, windowSeconds: 60 });
+  });
+
+  it("maps paths to policies and leaves token, revoke and userinfo unlimited", () => {
+    expect(policyForPath("/oauth/authorize")).toBe("authorize");
+    expect(policyForPath("/oauth/cancel")).toBe("cancel");
+    expect(policyForPath("/api/accounts")).toBe("api");
+    expect(policyForPath("/api/partner/me")).toBe("api");
+    expect(policyForPath("/oauth/token")).toBeNull();
+    expect(policyForPath("/oauth/revoke")).toBeNull();
+    expect(policyForPath("/oauth/userinfo")).toBeNull();
+    expect(policyForPath("/apix")).toBeNull();
+  });
+});
+
+describe("memory store", () => {
+  it("refuses the 51st authorize request within a minute, with Retry-After seconds", async () => {
+    const store = new MemoryRateLimitStore();
+    const now = 10 * MINUTE + 5_000;
+    const results = [];
+    for (let i = 0; i < 51; i += 1) results.push(await countRequest("authorize", "192.0.2.1", store, now));
+    expect(results.slice(0, 50).every((r) => r.allowed)).toBe(true);
+    expect(results[50]).toEqual({ allowed: false, retryAfterSeconds: 55 });
+  });
+
+  it("counts each client address separately and starts afresh in the next window", async () => {
+    const store = new MemoryRateLimitStore();
+    const now = 20 * MINUTE;
+    for (let i = 0; i < 50; i += 1) await countRequest("authorize", "192.0.2.1", store, now);
+    expect((await countRequest("authorize", "192.0.2.1", store, now)).allowed).toBe(false);
+    expect((await countRequest("authorize", "192.0.2.2", store, now)).allowed).toBe(true);
+    expect((await countRequest("authorize", "192.0.2.1", store, now + MINUTE)).allowed).toBe(true);
+  });
+
+  it("gives the API its own, larger budget", async () => {
+    const store = new MemoryRateLimitStore();
+    const now = 30 * MINUTE;
+    for (let i = 0; i < 300; i += 1) {
+      expect((await countRequest("api", "192.0.2.9", store, now)).allowed).toBe(true);
+    }
+    expect((await countRequest("api", "192.0.2.9", store, now)).allowed).toBe(false);
+  });
+});
+
+describe("failing open", () => {
+  it("serves the request when the store throws", async () => {
+    const broken: RateLimitStore = {
+      name: "broken",
+      hit: () => Promise.reject(new Error("connection refused")),
+    };
+    expect(await countRequest("authorize", "192.0.2.1", broken)).toEqual({
+      allowed: true,
+      retryAfterSeconds: 0,
+    });
+  });
+
+  it("serves the request promptly when Redis is unreachable", async () => {
+    // Port 1 on loopback: nothing listens, connections are refused.
+    const store = redisStore("redis://127.0.0.1:1", 300);
+    const started = Date.now();
+    const result = await countRequest("authorize", "192.0.2.1", store);
+    expect(result.allowed).toBe(true);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});
+
+// Needs a Redis server: .ci/run starts one and sets REDIS_URL.
+describe.runIf(redisUrl)("Redis store (@upstash/ratelimit over ioredis)", () => {
+  it("refuses the 51st authorize request within a minute", async () => {
+    await atWindowStart();
+    const store = redisStore(redisUrl ?? "");
+    const results = await burst(store, "authorize", freshIp(), 51);
+    expect(results.filter((r) => r.allowed)).toHaveLength(50);
+    expect(results[50]?.allowed).toBe(false);
+    expect(results[50]?.retryAfterSeconds).toBeGreaterThan(0);
+    expect(results[50]?.retryAfterSeconds).toBeLessThanOrEqual(60);
+  });
+
+  it("refuses the 301st API request within a minute", async () => {
+    await atWindowStart();
+    const results = await burst(redisStore(redisUrl ?? ""), "api", freshIp(), 301);
+    expect(results.filter((r) => r.allowed)).toHaveLength(300);
+    expect(results[300]?.allowed).toBe(false);
+  });
+
+  it("holds the limit across two app processes sharing Redis", async () => {
+    await atWindowStart();
+    const ip = freshIp();
+    const worker = () =>
+      run(process.execPath, ["--import", "tsx", "test/fixtures/ratelimit-hits.ts", ip, "40"]).then(
+        ({ stdout }) => (JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as { allowed: number }).allowed,
+      );
+    const [first, second] = await Promise.all([worker(), worker()]);
+    expect((first ?? 0) + (second ?? 0)).toBe(50);
+  });
+});

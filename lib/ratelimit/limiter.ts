@@ -1,0 +1,65 @@
+import { Redis as UpstashRedis } from "@upstash/redis";
+import { Redis as IORedis } from "ioredis";
+import { getEnv } from "../env";
+import { log } from "../log";
+import { IORedisUpstashAdapter } from "./ioredis-adapter";
+import { MemoryRateLimitStore } from "./memory-store";
+import { RATE_LIMIT_POLICIES, type RateLimitPolicyName } from "./policies";
+import type { RateLimitResult, RateLimitStore } from "./store";
+import { UpstashRateLimitStore } from "./upstash-store";
+
+/**
+ * Counts a request against its policy (SPEC 8.1). The store is chosen by
+ * configuration: Upstash REST, a Redis server, or memory. If the store fails
+ * or is slow, the request is served (fail-open) and the fault is logged: an
+ * outage of the limiter must not become an outage of the service.
+ */
+
+const STORE_TIMEOUT_MS = 500;
+
+export type UpstashRedisClient = ConstructorParameters<typeof UpstashRateLimitStore>[1];
+
+export function redisStore(url: string, timeoutMs = STORE_TIMEOUT_MS): UpstashRateLimitStore {
+  const client = new IORedis(url, {
+    lazyConnect: false,
+    // Fail fast while disconnected instead of queueing behind a reconnect.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 1000,
+  });
+  client.on("error", (error: Error) => log.warn("ratelimit.redis_error", { message: error.message }));
+  const adapter = new IORedisUpstashAdapter(client) as unknown as UpstashRedisClient;
+  return new UpstashRateLimitStore("redis", adapter, timeoutMs);
+}
+
+function createStore(): RateLimitStore {
+  const env = getEnv();
+  if (env.upstash) {
+    const client = new UpstashRedis({ url: env.upstash.url, token: env.upstash.token });
+    return new UpstashRateLimitStore("upstash", client, STORE_TIMEOUT_MS);
+  }
+  if (env.redisUrl) return redisStore(env.redisUrl);
+  return new MemoryRateLimitStore();
+}
+
+const globalForLimiter = globalThis as unknown as { bankConnectRateLimitStore?: RateLimitStore };
+
+export function rateLimitStore(): RateLimitStore {
+  globalForLimiter.bankConnectRateLimitStore ??= createStore();
+  return globalForLimiter.bankConnectRateLimitStore;
+}
+
+export async function countRequest(
+  policyName: RateLimitPolicyName,
+  clientIp: string,
+  store: RateLimitStore = rateLimitStore(),
+  now = Date.now(),
+): Promise<RateLimitResult> {
+  const policy = RATE_LIMIT_POLICIES[policyName];
+  try {
+    return await store.hit(`${policyName}:${clientIp}`, policy, now);
+  } catch (error) {
+    log.warn("ratelimit.store_unavailable", { store: store.name, policy: policyName, error });
+    return { allowed: true, retryAfterSeconds: 0 };
+  }
+}

@@ -1,0 +1,91 @@
+import { randomBytes } from "node:crypto";
+import { createBrowserSession } from "../lib/auth/sessions";
+import { db } from "../lib/db/client";
+import { approveFlow } from "../lib/flow/approve";
+import { createFlow } from "../lib/flow/flows";
+import { toS256Challenge } from "../lib/oauth/pkce";
+import { createClient } from "../lib/partners/clients";
+import { createPartner } from "../lib/partners/partners";
+
+/** Real rows in the run's database, for the protocol tests. */
+
+export const ISSUER = "http://localhost:3000";
+export const REDIRECT_URI = "https://app.example.com/callback";
+
+export const uniqueEmail = (label = "user") => `${label}-${randomBytes(6).toString("hex")}@example.com`;
+
+export interface TestClient {
+  clientId: string;
+  clientSecret: string;
+  redirectUri: string;
+  partnerId: string | null;
+}
+
+export async function createTestClient(
+  options: { house?: boolean; legacyId?: string; redirectUris?: string[] } = {},
+): Promise<TestClient> {
+  const partner = options.house
+    ? null
+    : await createPartner({ name: "Acme Budget", ownerEmail: uniqueEmail("owner") });
+  const redirectUris = options.redirectUris ?? [REDIRECT_URI];
+  const { client, clientSecret } = await createClient({
+    partnerId: partner?.id ?? null,
+    redirectUris,
+    ...(options.legacyId ? { id: options.legacyId } : {}),
+  });
+  return { clientId: client.id, clientSecret, redirectUri: redirectUris[0] ?? "", partnerId: partner?.id ?? null };
+}
+
+export async function createTestUser(email = uniqueEmail()) {
+  return db().user.create({ data: { email } });
+}
+
+/** A Cookie header for a signed-in browser of this user. */
+export async function signedInCookie(userId: string): Promise<string> {
+  const setCookie = await createBrowserSession(userId);
+  return setCookie.split(";")[0] ?? "";
+}
+
+export const newVerifier = () => randomBytes(32).toString("base64url");
+
+/** A consented flow's code, as the consent screen would mint it. */
+export async function issueCode(client: TestClient, verifier: string, email = uniqueEmail()) {
+  const user = await createTestUser(email);
+  const { flowId } = await createFlow({
+    clientId: client.clientId,
+    redirectUri: client.redirectUri,
+    state: "state-1",
+    codeChallenge: toS256Challenge(verifier),
+    scope: "accounts.read",
+    locale: null,
+    loginHint: null,
+    challenge: null,
+    renewConnectionId: null,
+  });
+  await db().flow.update({ where: { id: flowId }, data: { userId: user.id, step: "consent" } });
+  const approval = await approveFlow(flowId, user.id);
+  const code = approval.fields.find(([name]) => name === "code")?.[1] ?? "";
+  return { code, user, approval };
+}
+
+export function basicAuthorization(clientId: string, clientSecret: string): string {
+  const encoded = `${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`;
+  return `Basic ${Buffer.from(encoded, "utf8").toString("base64")}`;
+}
+
+export function formRequest(path: string, body: Record<string, string>, headers: Record<string, string> = {}) {
+  return new Request(`${ISSUER}${path}`, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", ...headers },
+    body: new URLSearchParams(body).toString(),
+  });
+}
+
+/** CONTRACT §4: the SDK's token request, Basic auth and the body in its order. */
+export function tokenRequest(client: TestClient, code: string, verifier: string, redirectUri?: string) {
+  const body: Record<string, string> = { grant_type: "authorization_code", code, code_verifier: verifier };
+  if (redirectUri !== undefined) body.redirect_uri = redirectUri;
+  return formRequest("/oauth/token", body, {
+    Authorization: basicAuthorization(client.clientId, client.clientSecret),
+  });
+}

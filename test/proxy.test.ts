@@ -1,0 +1,72 @@
+import { NextRequest } from "next/server";
+import { describe, expect, it } from "vitest";
+import { CLIENT_IP_HEADER } from "../lib/http/client-ip";
+import { proxy } from "../proxy";
+import { atWindowStart } from "./rate-windows";
+
+let counter = 0;
+const freshIp = () => `203.0.113.${(counter += 1) % 250}-${process.pid}-${Date.now()}`;
+
+function request(path: string, ip: string, headers: Record<string, string> = {}) {
+  return new NextRequest(`http://localhost:3000${path}`, { headers: { [CLIENT_IP_HEADER]: ip, ...headers } });
+}
+
+describe("proxy: rate limits (SPEC 8.1, 7.3)", () => {
+  it("answers the 51st authorize request from one address with 429, no body and Retry-After", async () => {
+    await atWindowStart();
+    const ip = freshIp();
+    for (let i = 0; i < 50; i += 1) {
+      expect((await proxy(request("/oauth/authorize", ip))).status).not.toBe(429);
+    }
+    const limited = await proxy(request("/oauth/authorize", ip));
+    expect(limited.status).toBe(429);
+    expect(await limited.text()).toBe("");
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+  });
+
+  it("is not fooled by a forged X-Forwarded-For: the stamped address counts", async () => {
+    await atWindowStart();
+    const ip = freshIp();
+    for (let i = 0; i < 50; i += 1) {
+      await proxy(request("/oauth/cancel", ip, { "x-forwarded-for": `10.9.${i}.1` }));
+    }
+    expect((await proxy(request("/oauth/cancel", ip, { "x-forwarded-for": "10.10.10.10" }))).status).toBe(429);
+  });
+
+  it("answers the 301st API request with 429", async () => {
+    await atWindowStart();
+    const ip = freshIp();
+    for (let i = 0; i < 300; i += 1) await proxy(request("/api/accounts", ip));
+    expect((await proxy(request("/api/accounts", ip))).status).toBe(429);
+  });
+
+  it("does not limit token, revoke and userinfo", async () => {
+    const ip = freshIp();
+    for (let i = 0; i < 120; i += 1) {
+      for (const path of ["/oauth/token", "/oauth/revoke", "/oauth/userinfo"]) {
+        expect((await proxy(request(path, ip))).status).not.toBe(429);
+      }
+    }
+  });
+});
+
+describe("proxy: security headers", () => {
+  it("gives pages a nonce CSP and every response the baseline", async () => {
+    const page = await proxy(request("/", freshIp()));
+    expect(page.headers.get("content-security-policy")).toMatch(/'nonce-[^']+'/);
+    expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    const api = await proxy(request("/oauth/token", freshIp()));
+    expect(api.headers.get("content-security-policy")).toBeNull();
+    for (const response of [page, api]) {
+      expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(response.headers.get("referrer-policy")).toBe("no-referrer");
+      expect(response.headers.get("x-frame-options")).toBe("DENY");
+    }
+  });
+
+  it("sends a fresh nonce each time", async () => {
+    const first = (await proxy(request("/", freshIp()))).headers.get("content-security-policy");
+    const second = (await proxy(request("/", freshIp()))).headers.get("content-security-policy");
+    expect(first).not.toBe(second);
+  });
+});
