@@ -34,3 +34,17 @@ test("the discovery document is served to a browser too", async ({ request }) =>
   const body = (await response.json()) as { issuer: string };
   expect(body.issuer).toBe("http://localhost:3100");
 });
+
+test("an unknown page is the service's own, translated 404 with no CSP violations", async ({ browser }) => {
+  const context = await browser.newContext({ locale: "de-DE" });
+  const page = await context.newPage();
+  const violations: string[] = [];
+  page.on("console", (message) => {
+    if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+  });
+  const response = await page.goto("/no-such-page");
+  expect(response?.status()).toBe(404);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Seite nicht gefunden");
+  expect(violations).toEqual([]);
+  await context.close();
+});
