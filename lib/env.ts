@@ -91,6 +91,7 @@ const rawSchema = z.object({
   ENABLE_BANKING_PRIVATE_KEY: optionalString,
   RECIPIENT_KEY_REQUIRED: booleanFlag,
   DEMO_ENABLED: booleanFlag,
+  DATA_DIR: z.preprocess(emptyToUndefined, z.string().default(".data")),
   LOG_LEVEL: z.preprocess(
     emptyToUndefined,
     z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
@@ -137,6 +138,7 @@ function finishEnv(raw: z.infer<typeof rawSchema>) {
     recipientKeyRequired: raw.RECIPIENT_KEY_REQUIRED ?? false,
     demoEnabled: raw.DEMO_ENABLED ?? mode === "local",
     logLevel: raw.LOG_LEVEL,
+    dataDir: raw.DATA_DIR,
   };
 }
 
@@ -226,9 +228,11 @@ export function setSetting(name: string, value: string): void {
   cached = undefined;
 }
 
-/** The environment for a child process: this one's plus overrides. */
+/** The environment for a child process: this one's plus overrides (undefined removes). */
 export function childEnv(overrides: Record<string, string | undefined>): NodeJS.ProcessEnv {
-  return { ...process.env, ...overrides };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...overrides };
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
+  return env;
 }
 
 /** Raw read for the tooling scripts that pass settings through unchanged. */

@@ -8,7 +8,7 @@ import {
   withDatabase,
   type EmbeddedServer,
 } from "../scripts/lib/embedded-postgres";
-import { DATA_DIR } from "../scripts/lib/database";
+import { dataDir } from "../scripts/lib/database";
 import { applyMigrations } from "../scripts/lib/migrations";
 
 /**
@@ -33,7 +33,7 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
     serverUrl = withDatabase(configured, "postgres");
   } else {
     embedded = await startEmbeddedPostgres({
-      dataDir: path.join(DATA_DIR, `${label}-postgres-${process.pid}`),
+      dataDir: path.join(dataDir(), `${label}-postgres-${process.pid}`),
       persistent: false,
     });
     serverUrl = embedded.url("postgres");

@@ -1,9 +1,15 @@
 import path from "node:path";
 import { getEnv, setDatabaseUrl } from "../../lib/env";
-import { ensureDatabase, startEmbeddedPostgres, type EmbeddedServer } from "./embedded-postgres";
+import {
+  ensureDatabase,
+  findRunningEmbeddedUrl,
+  startEmbeddedPostgres,
+  type EmbeddedServer,
+} from "./embedded-postgres";
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
-export const DATA_DIR = path.join(REPO_ROOT, ".data");
+/** Where embedded PostgreSQL clusters live (DATA_DIR, default .data). */
+export const dataDir = () => path.resolve(REPO_ROOT, getEnv().dataDir);
 const DEV_DATABASE = "bank_connect";
 const DEV_PREFERRED_PORT = 54329;
 
@@ -15,16 +21,23 @@ export interface ResolvedDatabase {
 
 /**
  * DATABASE_URL when set; otherwise the project's embedded PostgreSQL with its
- * data in .data/postgres (kept across restarts). Either way this process and
- * its children use the resulting URL.
+ * data in .data/postgres (kept across restarts), started here unless a
+ * running `npm run dev` already serves it. Either way this process and its
+ * children use the resulting URL.
  */
 export async function resolveDatabase(log: (line: string) => void): Promise<ResolvedDatabase> {
   const configured = getEnv().databaseUrl;
   if (configured) return { url: configured };
 
-  log("DATABASE_URL is not set: starting the embedded PostgreSQL (data in .data/postgres)");
+  const directory = path.join(dataDir(), "postgres");
+  const running = await findRunningEmbeddedUrl(directory, DEV_DATABASE);
+  if (running) {
+    setDatabaseUrl(running);
+    return { url: running };
+  }
+  log(`DATABASE_URL is not set: starting the embedded PostgreSQL (data in ${path.relative(REPO_ROOT, directory)})`);
   const embedded = await startEmbeddedPostgres({
-    dataDir: path.join(DATA_DIR, "postgres"),
+    dataDir: directory,
     persistent: true,
     preferredPort: DEV_PREFERRED_PORT,
   });

@@ -102,6 +102,21 @@ async function readConfig(file: string): Promise<ServerConfig | null> {
     : null;
 }
 
+/**
+ * The URL of a cluster in `dataDir` that another live process (a running
+ * `npm run dev`) already serves, or null. Lets the admin CLI work alongside it.
+ */
+export async function findRunningEmbeddedUrl(dataDir: string, database: string): Promise<string | null> {
+  const directory = path.resolve(dataDir);
+  const ownerFile = `${directory}.owner`;
+  if ((await readPostmasterPid(directory)) === null || !existsSync(ownerFile)) return null;
+  const ownerPid = Number.parseInt(await readFile(ownerFile, "utf8"), 10);
+  if (!Number.isInteger(ownerPid) || ownerPid === process.pid || !isAlive(ownerPid)) return null;
+  const config = await readConfig(`${directory}.json`);
+  if (!config) return null;
+  return `postgresql://${USER}:${encodeURIComponent(config.password)}@127.0.0.1:${config.port}/${encodeURIComponent(database)}`;
+}
+
 export interface StartOptions {
   /** Directory holding the cluster (created on first start). */
   dataDir: string;

@@ -10,7 +10,7 @@ import type {
   SchemaFilter,
 } from "@prisma/schema-engine-wasm";
 import pg from "pg";
-import { DATA_DIR, REPO_ROOT } from "./database";
+import { dataDir, REPO_ROOT } from "./database";
 import {
   dropDatabase,
   ensureDatabase,
@@ -235,7 +235,7 @@ export async function createMigration(opts: {
   const embedded = opts.shadowServerUrl
     ? undefined
     : await startEmbeddedPostgres({
-        dataDir: path.join(DATA_DIR, `shadow-postgres-${process.pid}`),
+        dataDir: path.join(dataDir(), `shadow-postgres-${process.pid}`),
         persistent: false,
       });
   const serverUrl = embedded?.url("postgres") ?? opts.shadowServerUrl ?? "";
