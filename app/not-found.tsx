@@ -1,3 +1,4 @@
+import Link from "next/link";
 import { getTranslations } from "next-intl/server";
 
 export default async function NotFound() {
@@ -8,7 +9,7 @@ export default async function NotFound() {
         <h1>{t("title")}</h1>
         <p className="muted">{t("body")}</p>
         <p>
-          <a href="/">{t("home")}</a>
+          <Link href="/">{t("home")}</Link>
         </p>
       </div>
     </main>
