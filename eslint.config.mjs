@@ -6,11 +6,27 @@ import nextTs from "eslint-config-next/typescript";
 // except its http and i18n glue; only lib/db touches Prisma; only lib/env.ts
 // reads process.env.
 const FRAMEWORK_IMPORTS = {
-  group: ["next", "next/*", "react", "react/*", "react-dom", "react-dom/*", "next-intl", "next-intl/*"],
+  group: [
+    "next",
+    "next/*",
+    "react",
+    "react/*",
+    "react-dom",
+    "react-dom/*",
+    "next-intl",
+    "next-intl/*",
+  ],
   message: "lib/ is framework-free: keep next/react in app/, lib/http or lib/i18n.",
 };
 const PRISMA_IMPORTS = {
-  group: ["@prisma/client", "@prisma/client/*", "@prisma/adapter-pg", "**/db/generated", "**/db/generated/*", "**/generated/client"],
+  group: [
+    "@prisma/client",
+    "@prisma/client/*",
+    "@prisma/adapter-pg",
+    "**/db/generated",
+    "**/db/generated/*",
+    "**/generated/client",
+  ],
   message: "Only lib/db may touch the Prisma client; call lib/db instead.",
   allowTypeImports: true,
 };
@@ -22,17 +38,32 @@ const TOOLING_IMPORTS = {
 const PROCESS_ENV_RULES = {
   "no-restricted-properties": [
     "error",
-    { object: "process", property: "env", message: "Read settings through lib/env.ts (the only reader of process.env)." },
+    {
+      object: "process",
+      property: "env",
+      message: "Read settings through lib/env.ts (the only reader of process.env).",
+    },
   ],
 };
 
 export default defineConfig([
   ...nextVitals,
   ...nextTs,
-  globalIgnores([".next/**", ".data/**", "node_modules/**", "lib/db/generated/**", "next-env.d.ts", "playwright-report/**", "test-results/**"]),
+  globalIgnores([
+    ".next/**",
+    ".data/**",
+    "node_modules/**",
+    "lib/db/generated/**",
+    "next-env.d.ts",
+    "playwright-report/**",
+    "test-results/**",
+  ]),
   {
     rules: {
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_" },
+      ],
       "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
       eqeqeq: ["error", "always"],
     },
@@ -47,19 +78,28 @@ export default defineConfig([
     ignores: ["lib/http/**", "lib/i18n/**", "lib/db/**"],
     rules: {
       "no-restricted-imports": "off",
-      "@typescript-eslint/no-restricted-imports": ["error", { patterns: [FRAMEWORK_IMPORTS, PRISMA_IMPORTS, TOOLING_IMPORTS] }],
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        { patterns: [FRAMEWORK_IMPORTS, PRISMA_IMPORTS, TOOLING_IMPORTS] },
+      ],
     },
   },
   {
     files: ["lib/http/**/*.{ts,tsx}", "lib/i18n/**/*.{ts,tsx}"],
     rules: {
-      "@typescript-eslint/no-restricted-imports": ["error", { patterns: [PRISMA_IMPORTS, TOOLING_IMPORTS] }],
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        { patterns: [PRISMA_IMPORTS, TOOLING_IMPORTS] },
+      ],
     },
   },
   {
     files: ["lib/db/**/*.ts"],
     rules: {
-      "@typescript-eslint/no-restricted-imports": ["error", { patterns: [FRAMEWORK_IMPORTS, TOOLING_IMPORTS] }],
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        { patterns: [FRAMEWORK_IMPORTS, TOOLING_IMPORTS] },
+      ],
     },
   },
   {
@@ -71,7 +111,10 @@ export default defineConfig([
   {
     files: ["app/**/*.{ts,tsx}", "proxy.ts"],
     rules: {
-      "@typescript-eslint/no-restricted-imports": ["error", { patterns: [PRISMA_IMPORTS, TOOLING_IMPORTS] }],
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        { patterns: [PRISMA_IMPORTS, TOOLING_IMPORTS] },
+      ],
     },
   },
   {

@@ -35,7 +35,9 @@ test("the discovery document is served to a browser too", async ({ request }) =>
   expect(body.issuer).toBe("http://localhost:3100");
 });
 
-test("an unknown page is the service's own, translated 404 with no CSP violations", async ({ browser }) => {
+test("an unknown page is the service's own, translated 404 with no CSP violations", async ({
+  browser,
+}) => {
   const context = await browser.newContext({ locale: "de-DE" });
   const page = await context.newPage();
   const violations: string[] = [];

@@ -36,7 +36,10 @@ async function untilServing(url: string, child: ChildProcess): Promise<number> {
   const started = Date.now();
   while (Date.now() - started < 60_000) {
     expect(child.exitCode, "the launcher exited early").toBeNull();
-    const ok = await fetch(url).then((r) => r.ok, () => false);
+    const ok = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return Date.now() - started;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
@@ -90,7 +93,9 @@ test("npm start runs on an embedded PostgreSQL, stops it cleanly and keeps its d
 
   const first = launch(port);
   await untilServing(`${origin}/.well-known/oauth-authorization-server`, first);
-  const discovery = (await (await fetch(`${origin}/.well-known/oauth-authorization-server`)).json()) as { issuer: string };
+  const discovery = (await (
+    await fetch(`${origin}/.well-known/oauth-authorization-server`)
+  ).json()) as { issuer: string };
   expect(discovery.issuer).toBe(origin);
   // Something to find again after the restart: a flow row written through the service.
   const authorize = `${origin}/oauth/authorize?${new URLSearchParams({

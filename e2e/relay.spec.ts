@@ -10,7 +10,7 @@ function authorizeUrl(overrides: Record<string, string>) {
     client_id: "obc_demo_budget_app",
     redirect_uri: CALLBACK,
     scope: "accounts.read",
-    state: "s-<b>&\"quoted\"",
+    state: 's-<b>&"quoted"',
     code_challenge: CHALLENGE,
     code_challenge_method: "S256",
     response_mode: "form_post",
@@ -19,12 +19,16 @@ function authorizeUrl(overrides: Record<string, string>) {
   return `/oauth/authorize?${params}`;
 }
 
-test("an authorize error is form-posted to the redirect URI by the relay page's own script", async ({ page }) => {
+test("an authorize error is form-posted to the redirect URI by the relay page's own script", async ({
+  page,
+}) => {
   const violations: string[] = [];
   page.on("console", (message) => {
     if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
   });
-  const posted = page.waitForRequest((request) => request.url() === CALLBACK && request.method() === "POST");
+  const posted = page.waitForRequest(
+    (request) => request.url() === CALLBACK && request.method() === "POST",
+  );
   await page.goto(authorizeUrl({ scope: "accounts.write" }));
   const request = await posted;
   const fields = new URLSearchParams(request.postData() ?? "");
@@ -36,13 +40,17 @@ test("an authorize error is form-posted to the redirect URI by the relay page's 
   expect(violations).toEqual([]);
 });
 
-test("without JavaScript the relay page offers a button that posts the same fields", async ({ browser }) => {
+test("without JavaScript the relay page offers a button that posts the same fields", async ({
+  browser,
+}) => {
   const context = await browser.newContext({ javaScriptEnabled: false, locale: "fi-FI" });
   const page = await context.newPage();
   await page.goto(authorizeUrl({ response_mode: "query" }));
   const button = page.getByRole("button", { name: "Jatka" });
   await expect(button).toBeVisible();
-  const posted = page.waitForRequest((request) => request.url() === CALLBACK && request.method() === "POST");
+  const posted = page.waitForRequest(
+    (request) => request.url() === CALLBACK && request.method() === "POST",
+  );
   await button.click();
   const fields = new URLSearchParams((await posted).postData() ?? "");
   expect(fields.get("error")).toBe("invalid_request");
@@ -53,10 +61,15 @@ test("a bad redirect URI is refused with JSON and the browser goes nowhere", asy
   const response = await page.goto(authorizeUrl({ redirect_uri: "https://evil.example/callback" }));
   expect(response?.status()).toBe(400);
   expect(page.url()).toContain("/oauth/authorize");
-  await expect(page.locator("body")).toContainText("redirect_uri is not registered for this client");
+  await expect(page.locator("body")).toContainText(
+    "redirect_uri is not registered for this client",
+  );
 });
 
-test("a signed-out user is sent to the login page with the authorize URL to come back to", async ({ page, context }) => {
+test("a signed-out user is sent to the login page with the authorize URL to come back to", async ({
+  page,
+  context,
+}) => {
   await page.goto(authorizeUrl({}));
   const url = new URL(page.url());
   expect(url.pathname).toBe("/login");

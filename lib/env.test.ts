@@ -57,7 +57,10 @@ describe("settings", () => {
   it("refuses every development default in production, naming the setting", () => {
     const found = problems({ ISSUER: "https://connect.example.com" });
     for (const name of ["SECRET_KEY", "DATABASE_URL", "REDIS_URL", "RESEND_API_KEY", "UPSTREAM"]) {
-      expect(found.some((p) => p.includes(name)), name).toBe(true);
+      expect(
+        found.some((p) => p.includes(name)),
+        name,
+      ).toBe(true);
     }
   });
 

@@ -161,7 +161,9 @@ function checkEnv(raw: z.infer<typeof rawSchema>, env: Env): string[] {
       problems.push("ISSUER must be an https:// URL in production");
     }
     if (raw.SECRET_KEY === DEVELOPMENT_SECRET) {
-      problems.push("SECRET_KEY must be set to a random value of at least 32 characters in production");
+      problems.push(
+        "SECRET_KEY must be set to a random value of at least 32 characters in production",
+      );
     }
     if (!env.databaseUrl) problems.push("DATABASE_URL is required in production");
     if (!env.redisUrl && !env.upstash) {

@@ -30,7 +30,12 @@ export function redact(value: unknown, depth = 0): unknown {
 
 function write(level: Level, event: string, fields: Record<string, unknown> = {}) {
   if (LEVEL_RANK[level] < LEVEL_RANK[getEnv().logLevel]) return;
-  const line = JSON.stringify({ time: new Date().toISOString(), level, event, ...(redact(fields) as object) });
+  const line = JSON.stringify({
+    time: new Date().toISOString(),
+    level,
+    event,
+    ...(redact(fields) as object),
+  });
   if (level === "error" || level === "warn") console.error(line);
   else console.log(line);
 }

@@ -86,7 +86,11 @@ async function main() {
   try {
     database = await resolveDatabase(log);
     const { applied } = await applyMigrations({ databaseUrl: database.url });
-    log(applied.length ? `applied migrations: ${applied.join(", ")}` : "database schema is up to date");
+    log(
+      applied.length
+        ? `applied migrations: ${applied.join(", ")}`
+        : "database schema is up to date",
+    );
     const demo = env.demoEnabled ? await seedDemo() : null;
     // Next's bundle opens its own pool; this one was only for setting up.
     await disconnectDb();
@@ -97,7 +101,9 @@ async function main() {
     });
     printBanner(env.issuer, demo);
   } catch (error) {
-    console.error(`[bank-connect] could not start: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(
+      `[bank-connect] could not start: ${error instanceof Error ? error.message : String(error)}`,
+    );
     await stop(1);
   }
 }

@@ -21,14 +21,16 @@ describe("import fences", () => {
   });
 
   it("only lib/db may import the Prisma client", async () => {
-    const code = 'import { PrismaClient } from "../db/generated/client";\nexport const x = PrismaClient;\n';
+    const code =
+      'import { PrismaClient } from "../db/generated/client";\nexport const x = PrismaClient;\n';
     expect(await ruleIds(code, "lib/oauth/fence-probe.ts")).toContain(
       "@typescript-eslint/no-restricted-imports",
     );
     expect(await ruleIds(code, "app/fence-probe.ts")).toContain(
       "@typescript-eslint/no-restricted-imports",
     );
-    const inDb = 'import { PrismaClient } from "./generated/client";\nexport const x = PrismaClient;\n';
+    const inDb =
+      'import { PrismaClient } from "./generated/client";\nexport const x = PrismaClient;\n';
     expect(await ruleIds(inDb, "lib/db/fence-probe.ts")).not.toContain(
       "@typescript-eslint/no-restricted-imports",
     );

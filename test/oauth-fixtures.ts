@@ -12,7 +12,8 @@ import { createPartner } from "../lib/partners/partners";
 export const ISSUER = "http://localhost:3000";
 export const REDIRECT_URI = "https://app.example.com/callback";
 
-export const uniqueEmail = (label = "user") => `${label}-${randomBytes(6).toString("hex")}@example.com`;
+export const uniqueEmail = (label = "user") =>
+  `${label}-${randomBytes(6).toString("hex")}@example.com`;
 
 export interface TestClient {
   clientId: string;
@@ -33,7 +34,12 @@ export async function createTestClient(
     redirectUris,
     ...(options.legacyId ? { id: options.legacyId } : {}),
   });
-  return { clientId: client.id, clientSecret, redirectUri: redirectUris[0] ?? "", partnerId: partner?.id ?? null };
+  return {
+    clientId: client.id,
+    clientSecret,
+    redirectUri: redirectUris[0] ?? "",
+    partnerId: partner?.id ?? null,
+  };
 }
 
 export async function createTestUser(email = uniqueEmail()) {
@@ -73,7 +79,11 @@ export function basicAuthorization(clientId: string, clientSecret: string): stri
   return `Basic ${Buffer.from(encoded, "utf8").toString("base64")}`;
 }
 
-export function formRequest(path: string, body: Record<string, string>, headers: Record<string, string> = {}) {
+export function formRequest(
+  path: string,
+  body: Record<string, string>,
+  headers: Record<string, string> = {},
+) {
   return new Request(`${ISSUER}${path}`, {
     method: "POST",
     headers: { "Content-Type": "application/x-www-form-urlencoded", ...headers },
@@ -82,8 +92,17 @@ export function formRequest(path: string, body: Record<string, string>, headers:
 }
 
 /** CONTRACT §4: the SDK's token request, Basic auth and the body in its order. */
-export function tokenRequest(client: TestClient, code: string, verifier: string, redirectUri?: string) {
-  const body: Record<string, string> = { grant_type: "authorization_code", code, code_verifier: verifier };
+export function tokenRequest(
+  client: TestClient,
+  code: string,
+  verifier: string,
+  redirectUri?: string,
+) {
+  const body: Record<string, string> = {
+    grant_type: "authorization_code",
+    code,
+    code_verifier: verifier,
+  };
   if (redirectUri !== undefined) body.redirect_uri = redirectUri;
   return formRequest("/oauth/token", body, {
     Authorization: basicAuthorization(client.clientId, client.clientSecret),

@@ -8,7 +8,9 @@ let counter = 0;
 const freshIp = () => `203.0.113.${(counter += 1) % 250}-${process.pid}-${Date.now()}`;
 
 function request(path: string, ip: string, headers: Record<string, string> = {}) {
-  return new NextRequest(`http://localhost:3000${path}`, { headers: { [CLIENT_IP_HEADER]: ip, ...headers } });
+  return new NextRequest(`http://localhost:3000${path}`, {
+    headers: { [CLIENT_IP_HEADER]: ip, ...headers },
+  });
 }
 
 describe("proxy: rate limits (SPEC 8.1, 7.3)", () => {
@@ -30,7 +32,9 @@ describe("proxy: rate limits (SPEC 8.1, 7.3)", () => {
     for (let i = 0; i < 50; i += 1) {
       await proxy(request("/oauth/cancel", ip, { "x-forwarded-for": `10.9.${i}.1` }));
     }
-    expect((await proxy(request("/oauth/cancel", ip, { "x-forwarded-for": "10.10.10.10" }))).status).toBe(429);
+    expect(
+      (await proxy(request("/oauth/cancel", ip, { "x-forwarded-for": "10.10.10.10" }))).status,
+    ).toBe(429);
   });
 
   it("answers the 301st API request with 429", async () => {

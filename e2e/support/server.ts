@@ -17,7 +17,11 @@ import { E2E_ORIGIN, E2E_PORT } from "./origin";
 
 function build(env: NodeJS.ProcessEnv): Promise<number> {
   const nextBin = path.join(REPO_ROOT, "node_modules", "next", "dist", "bin", "next");
-  const child = spawn(process.execPath, [nextBin, "build"], { cwd: REPO_ROOT, stdio: "inherit", env });
+  const child = spawn(process.execPath, [nextBin, "build"], {
+    cwd: REPO_ROOT,
+    stdio: "inherit",
+    env,
+  });
   return new Promise((resolve) => child.once("exit", (code) => resolve(code ?? 1)));
 }
 

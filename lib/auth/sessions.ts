@@ -38,7 +38,10 @@ export async function createBrowserSession(userId: string, now = new Date()): Pr
 }
 
 /** The signed-in user of a request, or null (no cookie, unknown or expired session). */
-export async function findSignedInUser(request: Request, now = new Date()): Promise<SignedInUser | null> {
+export async function findSignedInUser(
+  request: Request,
+  now = new Date(),
+): Promise<SignedInUser | null> {
   const token = readCookie(request, sessionCookieName());
   if (!token) return null;
   const session = await db().browserSession.findUnique({
@@ -58,7 +61,9 @@ export async function findSignedInUser(request: Request, now = new Date()): Prom
 export async function endBrowserSession(request: Request): Promise<string> {
   const token = readCookie(request, sessionCookieName());
   if (token) {
-    await db().browserSession.deleteMany({ where: { idHash: keyedHash("browser-session", token) } });
+    await db().browserSession.deleteMany({
+      where: { idHash: keyedHash("browser-session", token) },
+    });
   }
   return clearCookie(sessionCookieName(), isHttps());
 }

@@ -8,7 +8,10 @@ import type { Prisma } from "../db/client";
  * user's own public key.
  */
 
-export function tenantSubject(partnerId: string | null, user: { id: string; email: string }): string {
+export function tenantSubject(
+  partnerId: string | null,
+  user: { id: string; email: string },
+): string {
   return partnerId ? `wl:${partnerId}:connect:${user.email}` : `user:${user.id}`;
 }
 

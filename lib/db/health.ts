@@ -6,9 +6,7 @@ export async function isDatabaseReachable(timeoutMs = 2000): Promise<boolean> {
   const timeout = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), timeoutMs);
   });
-  const probe = db()
-    .$queryRaw`SELECT 1`.then(() => true as const)
-    .catch(() => false as const);
+  const probe = db().$queryRaw`SELECT 1`.then(() => true as const).catch(() => false as const);
   try {
     return await Promise.race([probe, timeout]);
   } finally {

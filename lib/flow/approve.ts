@@ -17,7 +17,11 @@ export interface Approval {
   tenantSubject: string;
 }
 
-export async function approveFlow(flowId: string, userId: string, now = new Date()): Promise<Approval> {
+export async function approveFlow(
+  flowId: string,
+  userId: string,
+  now = new Date(),
+): Promise<Approval> {
   const issuer = getEnv().issuer;
   return db().$transaction(async (tx) => {
     // Completing the flow is the conditional update: it can be approved once.

@@ -1,8 +1,7 @@
 /**
- * Baseline security headers (DESIGN.md §6.9, §8). Pages get a strict CSP with
- * a per-request nonce; other responses (JSON, route handlers) get a CSP that
- * allows nothing at all. A route that renders its own HTML (the relay page)
- * sets its own CSP, which is kept.
+ * Baseline security headers (DESIGN.md §6.9, §8), applied by proxy.ts. Pages
+ * get a strict CSP with a per-request nonce; JSON responses carry API_CSP,
+ * which allows nothing at all; the relay page sets its own (its script hash).
  */
 
 export function createNonce(): string {
@@ -44,15 +43,4 @@ export function baselineHeaders(options: { https: boolean }): Record<string, str
     headers["Strict-Transport-Security"] = "max-age=63072000; includeSubDomains";
   }
   return headers;
-}
-
-/** Adds the baseline (and, unless one is set, the API CSP) to a response. */
-export function withSecurityHeaders(response: Response, options: { https: boolean }): Response {
-  for (const [name, value] of Object.entries(baselineHeaders(options))) {
-    if (!response.headers.has(name)) response.headers.set(name, value);
-  }
-  if (!response.headers.has("Content-Security-Policy")) {
-    response.headers.set("Content-Security-Policy", API_CSP);
-  }
-  return response;
 }

@@ -31,7 +31,12 @@ describe("Accept-Language", () => {
 describe("negotiateLocale (DESIGN.md §6.9 order)", () => {
   it("prefers ui_locales over everything", () => {
     expect(
-      negotiateLocale({ uiLocales: "it", userChoice: "de", partnerDefault: "fr", acceptLanguage: "es" }),
+      negotiateLocale({
+        uiLocales: "it",
+        userChoice: "de",
+        partnerDefault: "fr",
+        acceptLanguage: "es",
+      }),
     ).toBe("it");
   });
   it("falls through user choice, partner default, Accept-Language, then en", () => {

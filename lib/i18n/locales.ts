@@ -1,5 +1,18 @@
 /** The 12 languages of every screen and mail (SPEC 2.5 defaultLanguage). */
-export const locales = ["da", "de", "en", "es", "fi", "fr", "it", "nb", "nl", "pl", "pt", "sv"] as const;
+export const locales = [
+  "da",
+  "de",
+  "en",
+  "es",
+  "fi",
+  "fr",
+  "it",
+  "nb",
+  "nl",
+  "pl",
+  "pt",
+  "sv",
+] as const;
 
 export type Locale = (typeof locales)[number];
 

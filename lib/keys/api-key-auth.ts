@@ -6,14 +6,18 @@ import { findActiveApiKey, readApiKeyCredential, type ApiKeyPrincipal } from "./
  * API-key authentication for a request (SPEC 5.3, 5.4): the principal, or the
  * 401 response for a missing, unknown, revoked or expired key.
  */
-export async function authenticateApiKeyRequest(request: Request): Promise<ApiKeyPrincipal | Response> {
+export async function authenticateApiKeyRequest(
+  request: Request,
+): Promise<ApiKeyPrincipal | Response> {
   const credential = readApiKeyCredential(request);
   if (credential.kind === "key") {
     const principal = await findActiveApiKey(credential.key);
     if (principal) return principal;
   }
   const description =
-    credential.kind === "none" ? "an API key is required" : "the API key is invalid, revoked or expired";
+    credential.kind === "none"
+      ? "an API key is required"
+      : "the API key is invalid, revoked or expired";
   return bearerErrorResponse(new OAuthError("invalid_token", description));
 }
 

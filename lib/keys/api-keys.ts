@@ -38,9 +38,7 @@ export interface ApiKeyPrincipal {
 }
 
 export type ApiKeyCredential =
-  | { kind: "none" }
-  | { kind: "conflict" }
-  | { kind: "key"; key: string };
+  { kind: "none" } | { kind: "conflict" } | { kind: "key"; key: string };
 
 /**
  * SPEC 5.3: `Authorization: Bearer <key>` or `X-Api-Key: <key>`, identical in
@@ -57,7 +55,10 @@ export function readApiKeyCredential(request: Request): ApiKeyCredential {
 }
 
 /** The active key's principal, or null when unknown, revoked or expired (SPEC 3.2). */
-export async function findActiveApiKey(key: string, now = new Date()): Promise<ApiKeyPrincipal | null> {
+export async function findActiveApiKey(
+  key: string,
+  now = new Date(),
+): Promise<ApiKeyPrincipal | null> {
   if (!key.startsWith(API_KEY_PREFIX) || key.length > 200) return null;
   const found = await db().apiKey.findUnique({
     where: { keyHash: hashApiKey(key) },
@@ -80,7 +81,11 @@ export async function findActiveApiKey(key: string, now = new Date()): Promise<A
 }
 
 /** SPEC 4.4: only a key issued to the authenticated client is affected. */
-export async function revokeClientApiKey(key: string, clientId: string, now = new Date()): Promise<boolean> {
+export async function revokeClientApiKey(
+  key: string,
+  clientId: string,
+  now = new Date(),
+): Promise<boolean> {
   const result = await db().apiKey.updateMany({
     where: { keyHash: hashApiKey(key), clientId, revokedAt: null },
     data: { revokedAt: now },

@@ -16,7 +16,11 @@ import {
 const CHALLENGE = toS256Challenge(newVerifier());
 
 /** CONTRACT §2: the SDK's parameters, in its order; null removes one. */
-function authorizeUrl(client: TestClient, overrides: Record<string, string | null> = {}, extra: [string, string][] = []) {
+function authorizeUrl(
+  client: TestClient,
+  overrides: Record<string, string | null> = {},
+  extra: [string, string][] = [],
+) {
   const base: Record<string, string | null> = {
     response_type: "code",
     client_id: client.clientId,
@@ -45,7 +49,12 @@ async function relayOf(response: Response) {
   const fields = [...html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map(
     ([, name, value]) => [name, value],
   );
-  return { action, fields: Object.fromEntries(fields) as Record<string, string>, names: fields.map(([n]) => n), html };
+  return {
+    action,
+    fields: Object.fromEntries(fields) as Record<string, string>,
+    names: fields.map(([n]) => n),
+    html,
+  };
 }
 
 async function expectBadRequest(response: Response, description: RegExp) {
@@ -59,12 +68,18 @@ async function expectBadRequest(response: Response, description: RegExp) {
 describe("authorize: client and redirect URI come first (SPEC 4.2 outcome 3)", () => {
   it("unknown client_id → 400 JSON invalid_request, nothing sent anywhere", async () => {
     const client = await createTestClient();
-    await expectBadRequest(await authorize(authorizeUrl({ ...client, clientId: "obc_unknown" })), /unknown client_id/);
+    await expectBadRequest(
+      await authorize(authorizeUrl({ ...client, clientId: "obc_unknown" })),
+      /unknown client_id/,
+    );
   });
 
   it("missing or duplicated client_id → 400 JSON", async () => {
     const client = await createTestClient();
-    await expectBadRequest(await authorize(authorizeUrl(client, { client_id: null })), /client_id is required/);
+    await expectBadRequest(
+      await authorize(authorizeUrl(client, { client_id: null })),
+      /client_id is required/,
+    );
     await expectBadRequest(
       await authorize(authorizeUrl(client, {}, [["client_id", client.clientId]])),
       /client_id was given more than once/,
@@ -110,7 +125,11 @@ describe("authorize: every other error is form-posted (SPEC 7.1)", () => {
     ["response_mode other than form_post", { response_mode: "query" }, "invalid_request"],
     ["code_challenge missing", { code_challenge: null }, "invalid_request"],
     ["code_challenge malformed", { code_challenge: "c456" }, "invalid_request"],
-    ["code_challenge_method other than S256", { code_challenge_method: "plain" }, "invalid_request"],
+    [
+      "code_challenge_method other than S256",
+      { code_challenge_method: "plain" },
+      "invalid_request",
+    ],
     ["unsupported scope", { scope: "accounts.write" }, "invalid_scope"],
     ["a second scope besides accounts.read", { scope: "accounts.read openid" }, "invalid_scope"],
   ];
@@ -127,7 +146,9 @@ describe("authorize: every other error is form-posted (SPEC 7.1)", () => {
 
   it("a duplicated parameter → invalid_request", async () => {
     const client = await createTestClient();
-    const relay = await relayOf(await authorize(authorizeUrl(client, {}, [["scope", "accounts.read"]])));
+    const relay = await relayOf(
+      await authorize(authorizeUrl(client, {}, [["scope", "accounts.read"]])),
+    );
     expect(relay.fields).toMatchObject({ error: "invalid_request", state: "s123" });
     expect(relay.fields.error_description).toContain("scope");
   });
@@ -141,23 +162,33 @@ describe("authorize: every other error is form-posted (SPEC 7.1)", () => {
   it("echoes a hostile state escaped", async () => {
     const client = await createTestClient();
     const hostile = `"><script>alert(1)</script>`;
-    const relay = await relayOf(await authorize(authorizeUrl(client, { state: hostile, scope: "x" })));
+    const relay = await relayOf(
+      await authorize(authorizeUrl(client, { state: hostile, scope: "x" })),
+    );
     expect(relay.html).not.toContain("<script>alert(1)</script>");
     expect(relay.fields.state).toBe("&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;");
   });
 
   it("speaks the ui_locales language on the no-JavaScript button", async () => {
     const client = await createTestClient();
-    const relay = await relayOf(await authorize(authorizeUrl(client, { scope: "x", ui_locales: "da-DK en" })));
+    const relay = await relayOf(
+      await authorize(authorizeUrl(client, { scope: "x", ui_locales: "da-DK en" })),
+    );
     expect(relay.html).toContain('<html lang="da">');
-    expect(relay.html).toContain("<button type=\"submit\">Fortsæt</button>");
+    expect(relay.html).toContain('<button type="submit">Fortsæt</button>');
   });
 
   it("a suspended partner → temporarily_unavailable with the pinned description", async () => {
     const client = await createTestClient();
-    await db().partner.update({ where: { id: client.partnerId ?? "" }, data: { status: "suspended" } });
+    await db().partner.update({
+      where: { id: client.partnerId ?? "" },
+      data: { status: "suspended" },
+    });
     const relay = await relayOf(await authorize(authorizeUrl(client)));
-    expect(relay.fields).toMatchObject({ error: "temporarily_unavailable", error_description: PARTNER_SUSPENDED });
+    expect(relay.fields).toMatchObject({
+      error: "temporarily_unavailable",
+      error_description: PARTNER_SUSPENDED,
+    });
   });
 
   it("a partner without a required recipient key → temporarily_unavailable with the pinned description", async () => {
@@ -165,7 +196,10 @@ describe("authorize: every other error is form-posted (SPEC 7.1)", () => {
     setSetting("RECIPIENT_KEY_REQUIRED", "true");
     try {
       const relay = await relayOf(await authorize(authorizeUrl(client)));
-      expect(relay.fields).toMatchObject({ error: "temporarily_unavailable", error_description: PARTNER_KEY_MISSING });
+      expect(relay.fields).toMatchObject({
+        error: "temporarily_unavailable",
+        error_description: PARTNER_KEY_MISSING,
+      });
     } finally {
       setSetting("RECIPIENT_KEY_REQUIRED", "false");
     }
@@ -223,7 +257,8 @@ describe("authorize: a valid request (SPEC 4.2 outcomes 1 and 2)", () => {
   it("ignores a challenge other than pin_code", async () => {
     const client = await createTestClient();
     const response = await authorize(authorizeUrl(client, {}, [["challenge", "magic"]]));
-    const flowId = /bc_flow=([0-9a-f-]{36})/.exec(response.headers.get("set-cookie") ?? "")?.[1] ?? "";
+    const flowId =
+      /bc_flow=([0-9a-f-]{36})/.exec(response.headers.get("set-cookie") ?? "")?.[1] ?? "";
     expect((await db().flow.findUniqueOrThrow({ where: { id: flowId } })).challenge).toBeNull();
   });
 
@@ -232,15 +267,21 @@ describe("authorize: a valid request (SPEC 4.2 outcomes 1 and 2)", () => {
     const id = "22222222-2222-4222-8222-222222222222";
     const ok = await authorize(authorizeUrl(client, {}, [["renew_connection", id]]));
     const flowId = /bc_flow=([0-9a-f-]{36})/.exec(ok.headers.get("set-cookie") ?? "")?.[1] ?? "";
-    expect((await db().flow.findUniqueOrThrow({ where: { id: flowId } })).renewConnectionId).toBe(id);
-    const bad = await relayOf(await authorize(authorizeUrl(client, {}, [["renew_connection", "x"]])));
+    expect((await db().flow.findUniqueOrThrow({ where: { id: flowId } })).renewConnectionId).toBe(
+      id,
+    );
+    const bad = await relayOf(
+      await authorize(authorizeUrl(client, {}, [["renew_connection", "x"]])),
+    );
     expect(bad.fields.error).toBe("invalid_request");
   });
 
   it("sends a signed-in user without a key to key setup (user-key mode)", async () => {
     const client = await createTestClient();
     const user = await createTestUser();
-    const response = await authorize(authorizeUrl(client), { cookie: await signedInCookie(user.id) });
+    const response = await authorize(authorizeUrl(client), {
+      cookie: await signedInCookie(user.id),
+    });
     expect(response.status).toBe(303);
     expect(response.headers.get("location")).toBe("/setup");
   });
@@ -249,10 +290,15 @@ describe("authorize: a valid request (SPEC 4.2 outcomes 1 and 2)", () => {
     const client = await createTestClient();
     await db().partner.update({
       where: { id: client.partnerId ?? "" },
-      data: { recipientPublicKey: "BIvmNG8kEFweiUDsbixraCRO+LPtt2g/SAoxjXJ8qrsaMNKm2MeiNB/k2NGjsfYGNabCkSPC/07v1Ddzf9r7fmU=" },
+      data: {
+        recipientPublicKey:
+          "BIvmNG8kEFweiUDsbixraCRO+LPtt2g/SAoxjXJ8qrsaMNKm2MeiNB/k2NGjsfYGNabCkSPC/07v1Ddzf9r7fmU=",
+      },
     });
     const user = await createTestUser();
-    const response = await authorize(authorizeUrl(client), { cookie: await signedInCookie(user.id) });
+    const response = await authorize(authorizeUrl(client), {
+      cookie: await signedInCookie(user.id),
+    });
     expect(response.headers.get("location")).toBe("/consent");
   });
 });

@@ -37,7 +37,9 @@ function findAuthorizeClient(clientId: string) {
     select: {
       id: true,
       redirectUris: true,
-      partner: { select: { id: true, status: true, recipientPublicKey: true, defaultLanguage: true } },
+      partner: {
+        select: { id: true, status: true, recipientPublicKey: true, defaultLanguage: true },
+      },
     },
   });
 }
@@ -47,7 +49,10 @@ class UnverifiedRequestError extends OAuthError {}
 
 function singleUnverified(params: URLSearchParams, name: string): string {
   if (params.getAll(name).length > 1) {
-    throw new UnverifiedRequestError("invalid_request", `parameter ${name} was given more than once`);
+    throw new UnverifiedRequestError(
+      "invalid_request",
+      `parameter ${name} was given more than once`,
+    );
   }
   const value = optionalParam(params, name);
   if (value === null) throw new UnverifiedRequestError("invalid_request", `${name} is required`);
@@ -65,30 +70,40 @@ async function assertClient(params: URLSearchParams): Promise<AuthorizeClient> {
 function assertRedirectUri(params: URLSearchParams, client: AuthorizeClient): string {
   const redirectUri = singleUnverified(params, "redirect_uri");
   if (!client.redirectUris.includes(redirectUri)) {
-    throw new UnverifiedRequestError("invalid_request", "redirect_uri is not registered for this client");
+    throw new UnverifiedRequestError(
+      "invalid_request",
+      "redirect_uri is not registered for this client",
+    );
   }
   return redirectUri;
 }
 
 function assertNoDuplicateParams(params: URLSearchParams): void {
   const duplicate = findDuplicate(params);
-  if (duplicate) throw new OAuthError("invalid_request", `parameter ${asciiName(duplicate)} was given more than once`);
+  if (duplicate)
+    throw new OAuthError(
+      "invalid_request",
+      `parameter ${asciiName(duplicate)} was given more than once`,
+    );
 }
 
 /** SPEC 4.2: required for obc_ clients; older ids default to code. */
 function checkResponseType(params: URLSearchParams, clientId: string): void {
   const responseType = optionalParam(params, "response_type");
   if (responseType === null) {
-    if (clientId.startsWith("obc_")) throw new OAuthError("invalid_request", "response_type is required");
+    if (clientId.startsWith("obc_"))
+      throw new OAuthError("invalid_request", "response_type is required");
     return;
   }
-  if (responseType !== "code") throw new OAuthError("unsupported_response_type", "only response_type=code is supported");
+  if (responseType !== "code")
+    throw new OAuthError("unsupported_response_type", "only response_type=code is supported");
 }
 
 /** SPEC 4.2: only form_post, which is also the default. */
 function checkResponseMode(params: URLSearchParams): void {
   const responseMode = optionalParam(params, "response_mode") ?? "form_post";
-  if (responseMode !== "form_post") throw new OAuthError("invalid_request", "only response_mode=form_post is supported");
+  if (responseMode !== "form_post")
+    throw new OAuthError("invalid_request", "only response_mode=form_post is supported");
 }
 
 /** SPEC 5.6: PKCE with S256 is mandatory. */
@@ -96,9 +111,13 @@ function checkCodeChallenge(params: URLSearchParams): string {
   const challenge = optionalParam(params, "code_challenge");
   if (challenge === null) throw new OAuthError("invalid_request", "code_challenge is required");
   const method = optionalParam(params, "code_challenge_method") ?? "S256";
-  if (method !== "S256") throw new OAuthError("invalid_request", "only code_challenge_method=S256 is supported");
+  if (method !== "S256")
+    throw new OAuthError("invalid_request", "only code_challenge_method=S256 is supported");
   if (!isWellFormedS256Challenge(challenge)) {
-    throw new OAuthError("invalid_request", "code_challenge must be 43 characters of base64url (S256)");
+    throw new OAuthError(
+      "invalid_request",
+      "code_challenge must be 43 characters of base64url (S256)",
+    );
   }
   return challenge;
 }
@@ -115,13 +134,15 @@ function checkScope(params: URLSearchParams): string {
 
 function checkState(params: URLSearchParams): string | null {
   const state = optionalParam(params, "state");
-  if (state !== null && state.length > MAX_STATE_LENGTH) throw new OAuthError("invalid_request", "state is too long");
+  if (state !== null && state.length > MAX_STATE_LENGTH)
+    throw new OAuthError("invalid_request", "state is too long");
   return state;
 }
 
 function checkRenewConnection(params: URLSearchParams): string | null {
   const id = optionalParam(params, "renew_connection");
-  if (id !== null && !UUID.test(id)) throw new OAuthError("invalid_request", "renew_connection must be a connection id");
+  if (id !== null && !UUID.test(id))
+    throw new OAuthError("invalid_request", "renew_connection must be a connection id");
   return id;
 }
 
@@ -129,7 +150,8 @@ function checkRenewConnection(params: URLSearchParams): string | null {
 function checkPartnerAvailable(client: AuthorizeClient): void {
   const partner = client.partner;
   if (!partner) return;
-  if (partner.status === "suspended") throw new OAuthError("temporarily_unavailable", PARTNER_SUSPENDED);
+  if (partner.status === "suspended")
+    throw new OAuthError("temporarily_unavailable", PARTNER_SUSPENDED);
   if (getEnv().recipientKeyRequired && !partner.recipientPublicKey) {
     throw new OAuthError("temporarily_unavailable", PARTNER_KEY_MISSING);
   }
@@ -186,12 +208,21 @@ export async function handleAuthorizeRequest(request: Request): Promise<Response
       const returnUrl = `${issuer}${url.pathname}${url.search}`;
       return redirect(`/login?${new URLSearchParams({ returnUrl })}`, setCookie);
     }
-    const subject = tenantSubject(client.partner?.id ?? null, { id: user.userId, email: user.email });
-    const step = await attachUser(flowId, { id: user.userId, publicKey: user.publicKey }, keyModeOf(client.partner), subject);
+    const subject = tenantSubject(client.partner?.id ?? null, {
+      id: user.userId,
+      email: user.email,
+    });
+    const step = await attachUser(
+      flowId,
+      { id: user.userId, publicKey: user.publicKey },
+      keyModeOf(client.partner),
+      subject,
+    );
     return redirect(STEP_PATHS[step], setCookie);
   } catch (error) {
     const oauthError = toOAuthError(error);
-    if (oauthError.code === "server_error") log.error("authorize.server_error", { error: oauthError.cause });
+    if (oauthError.code === "server_error")
+      log.error("authorize.server_error", { error: oauthError.cause });
     const locale = negotiateLocale({
       uiLocales: params.get("ui_locales"),
       partnerDefault: client.partner?.defaultLanguage,
@@ -199,7 +230,12 @@ export async function handleAuthorizeRequest(request: Request): Promise<Response
     });
     return relayResponse(
       redirectUri,
-      errorFields({ error: oauthError.code, description: oauthError.description, iss: issuer, state }),
+      errorFields({
+        error: oauthError.code,
+        description: oauthError.description,
+        iss: issuer,
+        state,
+      }),
       await relayLabels(locale),
     );
   }

@@ -38,7 +38,9 @@ export function parseBasicCredentials(header: string): { clientId: string; clien
       clientSecret: decodeURIComponent(decoded.slice(colon + 1)),
     };
   } catch (cause) {
-    throw new OAuthError("invalid_client", "malformed percent-encoding in Basic credentials", { cause });
+    throw new OAuthError("invalid_client", "malformed percent-encoding in Basic credentials", {
+      cause,
+    });
   }
 }
 
@@ -51,7 +53,10 @@ export function readClientCredentials(
   if (authorization && usesBasicAuth(request)) {
     // SPEC 5.1: both methods at once is invalid_request.
     if (body.clientSecret !== null) {
-      throw new OAuthError("invalid_request", "use either HTTP Basic or client_secret_post, not both");
+      throw new OAuthError(
+        "invalid_request",
+        "use either HTTP Basic or client_secret_post, not both",
+      );
     }
     const basic = parseBasicCredentials(authorization);
     if (body.clientId !== null && body.clientId !== basic.clientId) {
@@ -63,7 +68,11 @@ export function readClientCredentials(
     if (!body.clientId || !body.clientSecret) {
       throw new OAuthError("invalid_client", "client_id and client_secret are both required");
     }
-    return { clientId: body.clientId, clientSecret: body.clientSecret, method: "client_secret_post" };
+    return {
+      clientId: body.clientId,
+      clientSecret: body.clientSecret,
+      method: "client_secret_post",
+    };
   }
   throw new OAuthError("invalid_client", "client authentication is required");
 }

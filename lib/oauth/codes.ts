@@ -1,7 +1,12 @@
 import { db, type Prisma } from "../db/client";
 import { keyedHash } from "../crypto/keyed-hash";
 import { randomToken } from "../crypto/random";
-import { API_KEY_LIFETIME_SECONDS, generateApiKey, hashApiKey, shownPrefix } from "../keys/api-keys";
+import {
+  API_KEY_LIFETIME_SECONDS,
+  generateApiKey,
+  hashApiKey,
+  shownPrefix,
+} from "../keys/api-keys";
 import { OAuthError } from "./errors";
 import { verifiesS256 } from "./pkce";
 
@@ -59,14 +64,18 @@ export interface IssuedKey {
 
 const invalidGrant = () => new OAuthError("invalid_grant", "invalid or expired authorization code");
 
-export async function redeemAuthorizationCode(request: Redemption, now = new Date()): Promise<IssuedKey> {
+export async function redeemAuthorizationCode(
+  request: Redemption,
+  now = new Date(),
+): Promise<IssuedKey> {
   const found = await db().authorizationCode.findUnique({
     where: { codeHash: hashCode(request.code) },
     select: { id: true, clientId: true, redirectUri: true },
   });
   // A code of another client, or used with another redirect URI, is not touched.
   if (!found || found.clientId !== request.clientId) throw invalidGrant();
-  if (request.redirectUri !== null && request.redirectUri !== found.redirectUri) throw invalidGrant();
+  if (request.redirectUri !== null && request.redirectUri !== found.redirectUri)
+    throw invalidGrant();
 
   const outcome = await db().$transaction(
     async (tx) => {
@@ -90,7 +99,8 @@ export async function redeemAuthorizationCode(request: Redemption, now = new Dat
         return { kind: "refused" as const };
       }
       // Consumed before the verifier is checked: a wrong verifier burns the code.
-      if (!verifiesS256(request.codeVerifier, code.codeChallenge)) return { kind: "refused" as const };
+      if (!verifiesS256(request.codeVerifier, code.codeChallenge))
+        return { kind: "refused" as const };
 
       const apiKey = generateApiKey();
       const created = await tx.apiKey.create({

@@ -15,7 +15,11 @@ export function findDuplicate(params: URLSearchParams): string | null {
 
 export function assertNoDuplicates(params: URLSearchParams): void {
   const duplicate = findDuplicate(params);
-  if (duplicate) throw new OAuthError("invalid_request", `parameter ${asciiName(duplicate)} was given more than once`);
+  if (duplicate)
+    throw new OAuthError(
+      "invalid_request",
+      `parameter ${asciiName(duplicate)} was given more than once`,
+    );
 }
 
 /** RFC 6749 §3.1: a parameter without a value is treated as omitted. */
@@ -34,7 +38,8 @@ export async function readBodyText(request: Request): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > MAX_BODY_BYTES) throw new OAuthError("invalid_request", "request body too large");
   const text = await request.text();
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw new OAuthError("invalid_request", "request body too large");
+  if (Buffer.byteLength(text) > MAX_BODY_BYTES)
+    throw new OAuthError("invalid_request", "request body too large");
   return text;
 }
 

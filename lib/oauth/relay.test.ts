@@ -16,13 +16,25 @@ describe("relay page (SPEC 2.2, DESIGN.md §6.7)", () => {
       successFields({ code: "c", state: "s", iss: ISS, privateKey: "", publicKey: "" }),
     );
     expect(fieldNames(html)).toEqual(["code", "state", "iss", "privateKey", "publicKey"]);
-    expect(html).toContain('<form id="relay" method="post" action="https://app.example.com/callback">');
+    expect(html).toContain(
+      '<form id="relay" method="post" action="https://app.example.com/callback">',
+    );
   });
 
   it("posts error, error_description, iss, and state only when supplied", () => {
-    const withState = errorFields({ error: "access_denied", description: "d", iss: ISS, state: "s" });
+    const withState = errorFields({
+      error: "access_denied",
+      description: "d",
+      iss: ISS,
+      state: "s",
+    });
     expect(withState.map(([name]) => name)).toEqual(["error", "error_description", "iss", "state"]);
-    const without = errorFields({ error: "access_denied", description: "d", iss: ISS, state: null });
+    const without = errorFields({
+      error: "access_denied",
+      description: "d",
+      iss: ISS,
+      state: null,
+    });
     expect(without.map(([name]) => name)).toEqual(["error", "error_description", "iss"]);
   });
 

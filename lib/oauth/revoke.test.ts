@@ -16,12 +16,18 @@ import {
 async function mintKey(client: TestClient): Promise<string> {
   const verifier = newVerifier();
   const { code } = await issueCode(client, verifier);
-  const body = (await (await handleTokenRequest(tokenRequest(client, code, verifier))).json()) as { access_token: string };
+  const body = (await (await handleTokenRequest(tokenRequest(client, code, verifier))).json()) as {
+    access_token: string;
+  };
   return body.access_token;
 }
 
 const revoke = (client: TestClient, body: Record<string, string>) =>
-  handleRevokeRequest(formRequest("/oauth/revoke", body, { Authorization: basicAuthorization(client.clientId, client.clientSecret) }));
+  handleRevokeRequest(
+    formRequest("/oauth/revoke", body, {
+      Authorization: basicAuthorization(client.clientId, client.clientSecret),
+    }),
+  );
 
 const userinfoStatus = async (key: string, header: "bearer" | "x-api-key" = "bearer") =>
   (
@@ -70,7 +76,11 @@ describe("revocation (SPEC 3.2, 4.4; CONTRACT §5)", () => {
     const client = await createTestClient();
     const key = await mintKey(client);
     const response = await handleRevokeRequest(
-      formRequest("/oauth/revoke", { token: key, client_id: client.clientId, client_secret: client.clientSecret }),
+      formRequest("/oauth/revoke", {
+        token: key,
+        client_id: client.clientId,
+        client_secret: client.clientSecret,
+      }),
     );
     expect(response.status).toBe(200);
     expect(await userinfoStatus(key)).toBe(401);
@@ -81,7 +91,10 @@ describe("revocation (SPEC 3.2, 4.4; CONTRACT §5)", () => {
     const key = await mintKey(client);
     const response = await revoke(client, { token: key, connection_id: "c1", eb_session_id: "s1" });
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ error: "invalid_request", error_description: "unknown connection" });
+    expect(await response.json()).toEqual({
+      error: "invalid_request",
+      error_description: "unknown connection",
+    });
     expect(await userinfoStatus(key)).toBe(200);
   });
 

@@ -18,7 +18,10 @@ export async function handleRevokeRequest(request: Request): Promise<Response> {
   const basic = usesBasicAuth(request);
   try {
     if (bodyKind(request) !== "form") {
-      throw new OAuthError("invalid_request", "content type must be application/x-www-form-urlencoded");
+      throw new OAuthError(
+        "invalid_request",
+        "content type must be application/x-www-form-urlencoded",
+      );
     }
     const params = new URLSearchParams(await readBodyText(request));
     const client = await authenticateClient(

@@ -27,7 +27,9 @@ async function expectError(response: Response, status: number, error: string) {
 }
 
 const userinfo = (key: string) =>
-  handleUserinfoRequest(new Request(`${ISSUER}/oauth/userinfo`, { headers: { Authorization: `Bearer ${key}` } }));
+  handleUserinfoRequest(
+    new Request(`${ISSUER}/oauth/userinfo`, { headers: { Authorization: `Bearer ${key}` } }),
+  );
 
 describe("token exchange: success (SPEC 2.3, 4.3; CONTRACT §4)", () => {
   it("issues an ebk_ key with the first-generation fields, never cached", async () => {
@@ -49,7 +51,9 @@ describe("token exchange: success (SPEC 2.3, 4.3; CONTRACT §4)", () => {
       apiBaseUrl: ISSUER,
       user: `wl:${client.partnerId}:connect:${user.email}`,
     });
-    const stored = await db().apiKey.findUniqueOrThrow({ where: { keyHash: hashApiKey(String(body.access_token)) } });
+    const stored = await db().apiKey.findUniqueOrThrow({
+      where: { keyHash: hashApiKey(String(body.access_token)) },
+    });
     expect(stored.prefix).toBe(String(body.access_token).slice(0, 12));
     expect(stored.expiresAt.getTime() - stored.createdAt.getTime()).toBe(31536000 * 1000);
   });
@@ -85,7 +89,12 @@ describe("token exchange: success (SPEC 2.3, 4.3; CONTRACT §4)", () => {
       new Request(`${ISSUER}/oauth/token`, {
         method: "POST",
         headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ code, codeVerifier: verifier, clientId: client.clientId, clientSecret: client.clientSecret }),
+        body: JSON.stringify({
+          code,
+          codeVerifier: verifier,
+          clientId: client.clientId,
+          clientSecret: client.clientSecret,
+        }),
       }),
     );
     expect(response.status).toBe(200);
@@ -100,10 +109,15 @@ describe("token exchange: success (SPEC 2.3, 4.3; CONTRACT §4)", () => {
     const client = await createTestClient();
     const secret = "s3cret:with/odd chars+plus";
     const { hashClientSecret } = await import("../keys/client-credentials");
-    await db().client.update({ where: { id: client.clientId }, data: { secretHash: hashClientSecret(secret) } });
+    await db().client.update({
+      where: { id: client.clientId },
+      data: { secretHash: hashClientSecret(secret) },
+    });
     const verifier = newVerifier();
     const { code } = await issueCode(client, verifier);
-    const response = await handleTokenRequest(tokenRequest({ ...client, clientSecret: secret }, code, verifier));
+    const response = await handleTokenRequest(
+      tokenRequest({ ...client, clientSecret: secret }, code, verifier),
+    );
     expect(response.status).toBe(200);
   });
 
@@ -119,7 +133,11 @@ describe("token exchange: success (SPEC 2.3, 4.3; CONTRACT §4)", () => {
       data: { previousSecretExpiresAt: new Date(Date.now() - 1000) },
     });
     const second = await issueCode(client, verifier);
-    await expectError(await handleTokenRequest(tokenRequest(client, second.code, verifier)), 401, "invalid_client");
+    await expectError(
+      await handleTokenRequest(tokenRequest(client, second.code, verifier)),
+      401,
+      "invalid_client",
+    );
   });
 });
 
@@ -127,9 +145,27 @@ describe("token exchange: errors (SPEC 7.2)", () => {
   it("a missing parameter → 400 invalid_request", async () => {
     const client = await createTestClient();
     const auth = { Authorization: basicAuthorization(client.clientId, client.clientSecret) };
-    await expectError(await handleTokenRequest(formRequest("/oauth/token", { grant_type: "authorization_code", code_verifier: "v" }, auth)), 400, "invalid_request");
-    await expectError(await handleTokenRequest(formRequest("/oauth/token", { grant_type: "authorization_code", code: "c" }, auth)), 400, "invalid_request");
-    await expectError(await handleTokenRequest(formRequest("/oauth/token", { code: "c", code_verifier: "v" }, auth)), 400, "invalid_request");
+    await expectError(
+      await handleTokenRequest(
+        formRequest("/oauth/token", { grant_type: "authorization_code", code_verifier: "v" }, auth),
+      ),
+      400,
+      "invalid_request",
+    );
+    await expectError(
+      await handleTokenRequest(
+        formRequest("/oauth/token", { grant_type: "authorization_code", code: "c" }, auth),
+      ),
+      400,
+      "invalid_request",
+    );
+    await expectError(
+      await handleTokenRequest(
+        formRequest("/oauth/token", { code: "c", code_verifier: "v" }, auth),
+      ),
+      400,
+      "invalid_request",
+    );
   });
 
   it("both authentication methods → 400 invalid_request", async () => {
@@ -137,7 +173,13 @@ describe("token exchange: errors (SPEC 7.2)", () => {
     const response = await handleTokenRequest(
       formRequest(
         "/oauth/token",
-        { grant_type: "authorization_code", code: "c", code_verifier: "v", client_id: client.clientId, client_secret: client.clientSecret },
+        {
+          grant_type: "authorization_code",
+          code: "c",
+          code_verifier: "v",
+          client_id: client.clientId,
+          client_secret: client.clientSecret,
+        },
         { Authorization: basicAuthorization(client.clientId, client.clientSecret) },
       ),
     );
@@ -147,7 +189,11 @@ describe("token exchange: errors (SPEC 7.2)", () => {
   it("a content type neither form nor JSON → 400 invalid_request", async () => {
     for (const type of ["text/plain", "multipart/form-data; boundary=x", ""]) {
       const response = await handleTokenRequest(
-        new Request(`${ISSUER}/oauth/token`, { method: "POST", headers: type ? { "Content-Type": type } : {}, body: "grant_type=authorization_code" }),
+        new Request(`${ISSUER}/oauth/token`, {
+          method: "POST",
+          headers: type ? { "Content-Type": type } : {},
+          body: "grant_type=authorization_code",
+        }),
       );
       await expectError(response, 400, "invalid_request");
     }
@@ -167,7 +213,11 @@ describe("token exchange: errors (SPEC 7.2)", () => {
   it("grant_type other than authorization_code → 400 unsupported_grant_type", async () => {
     const client = await createTestClient();
     const response = await handleTokenRequest(
-      formRequest("/oauth/token", { grant_type: "client_credentials" }, { Authorization: basicAuthorization(client.clientId, client.clientSecret) }),
+      formRequest(
+        "/oauth/token",
+        { grant_type: "client_credentials" },
+        { Authorization: basicAuthorization(client.clientId, client.clientSecret) },
+      ),
     );
     await expectError(response, 400, "unsupported_grant_type");
   });
@@ -176,13 +226,23 @@ describe("token exchange: errors (SPEC 7.2)", () => {
     const client = await createTestClient();
     const verifier = newVerifier();
     const { code } = await issueCode(client, verifier);
-    const wrong = await handleTokenRequest(tokenRequest({ ...client, clientSecret: "obs_wrong" }, code, verifier));
+    const wrong = await handleTokenRequest(
+      tokenRequest({ ...client, clientSecret: "obs_wrong" }, code, verifier),
+    );
     await expectError(wrong, 401, "invalid_client");
     expect(wrong.headers.get("www-authenticate")).toBe('Basic realm="oauth"');
-    const unknown = await handleTokenRequest(tokenRequest({ ...client, clientId: "obc_nobody" }, code, verifier));
+    const unknown = await handleTokenRequest(
+      tokenRequest({ ...client, clientId: "obc_nobody" }, code, verifier),
+    );
     await expectError(unknown, 401, "invalid_client");
     const post = await handleTokenRequest(
-      formRequest("/oauth/token", { grant_type: "authorization_code", code, code_verifier: verifier, client_id: client.clientId, client_secret: "obs_wrong" }),
+      formRequest("/oauth/token", {
+        grant_type: "authorization_code",
+        code,
+        code_verifier: verifier,
+        client_id: client.clientId,
+        client_secret: "obs_wrong",
+      }),
     );
     await expectError(post, 401, "invalid_client");
     expect(post.headers.get("www-authenticate")).toBeNull();
@@ -191,9 +251,17 @@ describe("token exchange: errors (SPEC 7.2)", () => {
   });
 
   it("malformed Basic credentials → 401 invalid_client", async () => {
-    for (const header of ["Basic !!!", "Basic " + Buffer.from("no-colon").toString("base64"), "Basic " + Buffer.from("obc_x:%E0%A4%A").toString("base64")]) {
+    for (const header of [
+      "Basic !!!",
+      "Basic " + Buffer.from("no-colon").toString("base64"),
+      "Basic " + Buffer.from("obc_x:%E0%A4%A").toString("base64"),
+    ]) {
       const response = await handleTokenRequest(
-        formRequest("/oauth/token", { grant_type: "authorization_code", code: "c", code_verifier: "v" }, { Authorization: header }),
+        formRequest(
+          "/oauth/token",
+          { grant_type: "authorization_code", code: "c", code_verifier: "v" },
+          { Authorization: header },
+        ),
       );
       await expectError(response, 401, "invalid_client");
     }
@@ -203,24 +271,42 @@ describe("token exchange: errors (SPEC 7.2)", () => {
 describe("authorization code states (SPEC 3.1)", () => {
   it("unknown code → invalid_grant", async () => {
     const client = await createTestClient();
-    await expectError(await handleTokenRequest(tokenRequest(client, "no-such-code", newVerifier())), 400, "invalid_grant");
+    await expectError(
+      await handleTokenRequest(tokenRequest(client, "no-such-code", newVerifier())),
+      400,
+      "invalid_grant",
+    );
   });
 
   it("a wrong verifier → invalid_grant, and the code is burned", async () => {
     const client = await createTestClient();
     const verifier = newVerifier();
     const { code } = await issueCode(client, verifier);
-    await expectError(await handleTokenRequest(tokenRequest(client, code, newVerifier())), 400, "invalid_grant");
-    await expectError(await handleTokenRequest(tokenRequest(client, code, verifier)), 400, "invalid_grant");
+    await expectError(
+      await handleTokenRequest(tokenRequest(client, code, newVerifier())),
+      400,
+      "invalid_grant",
+    );
+    await expectError(
+      await handleTokenRequest(tokenRequest(client, code, verifier)),
+      400,
+      "invalid_grant",
+    );
   });
 
   it("a replay → invalid_grant, and the key minted by the first use is revoked", async () => {
     const client = await createTestClient();
     const verifier = newVerifier();
     const { code } = await issueCode(client, verifier);
-    const first = (await (await handleTokenRequest(tokenRequest(client, code, verifier))).json()) as TokenBody;
+    const first = (await (
+      await handleTokenRequest(tokenRequest(client, code, verifier))
+    ).json()) as TokenBody;
     expect((await userinfo(String(first.access_token))).status).toBe(200);
-    await expectError(await handleTokenRequest(tokenRequest(client, code, verifier)), 400, "invalid_grant");
+    await expectError(
+      await handleTokenRequest(tokenRequest(client, code, verifier)),
+      400,
+      "invalid_grant",
+    );
     expect((await userinfo(String(first.access_token))).status).toBe(401);
   });
 
@@ -232,8 +318,15 @@ describe("authorization code states (SPEC 3.1)", () => {
       where: { flow: { redirectUri: approval.redirectUri }, clientId: client.clientId },
     });
     expect(stored.expiresAt.getTime() - stored.issuedAt.getTime()).toBe(300_000);
-    await db().authorizationCode.update({ where: { id: stored.id }, data: { expiresAt: new Date(Date.now() - 1) } });
-    await expectError(await handleTokenRequest(tokenRequest(client, code, verifier)), 400, "invalid_grant");
+    await db().authorizationCode.update({
+      where: { id: stored.id },
+      data: { expiresAt: new Date(Date.now() - 1) },
+    });
+    await expectError(
+      await handleTokenRequest(tokenRequest(client, code, verifier)),
+      400,
+      "invalid_grant",
+    );
   });
 
   it("a code bound to another client → invalid_grant, and the rightful client can still use it", async () => {
@@ -241,7 +334,11 @@ describe("authorization code states (SPEC 3.1)", () => {
     const other = await createTestClient();
     const verifier = newVerifier();
     const { code } = await issueCode(owner, verifier);
-    await expectError(await handleTokenRequest(tokenRequest(other, code, verifier)), 400, "invalid_grant");
+    await expectError(
+      await handleTokenRequest(tokenRequest(other, code, verifier)),
+      400,
+      "invalid_grant",
+    );
     expect((await handleTokenRequest(tokenRequest(owner, code, verifier))).status).toBe(200);
   });
 
@@ -250,7 +347,9 @@ describe("authorization code states (SPEC 3.1)", () => {
     const verifier = newVerifier();
     const { code } = await issueCode(client, verifier);
     await expectError(
-      await handleTokenRequest(tokenRequest(client, code, verifier, "https://app.example.com/other")),
+      await handleTokenRequest(
+        tokenRequest(client, code, verifier, "https://app.example.com/other"),
+      ),
       400,
       "invalid_grant",
     );

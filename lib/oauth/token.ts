@@ -31,12 +31,16 @@ const firstGenerationBodySchema = z.looseObject({
   clientSecret: z.string().optional(),
 });
 
-const nonEmpty = (value: string | undefined) => (value === undefined || value === "" ? null : value);
+const nonEmpty = (value: string | undefined) =>
+  value === undefined || value === "" ? null : value;
 
 async function parseTokenParams(request: Request): Promise<TokenParams> {
   const kind = bodyKind(request);
   if (kind === "other") {
-    throw new OAuthError("invalid_request", "content type must be application/x-www-form-urlencoded (or application/json for first-generation clients)");
+    throw new OAuthError(
+      "invalid_request",
+      "content type must be application/x-www-form-urlencoded (or application/json for first-generation clients)",
+    );
   }
   const text = await readBodyText(request);
   if (kind === "json") {
@@ -47,7 +51,8 @@ async function parseTokenParams(request: Request): Promise<TokenParams> {
       throw new OAuthError("invalid_request", "the JSON body could not be parsed");
     }
     const parsed = firstGenerationBodySchema.safeParse(json);
-    if (!parsed.success) throw new OAuthError("invalid_request", "the JSON body has fields of the wrong type");
+    if (!parsed.success)
+      throw new OAuthError("invalid_request", "the JSON body has fields of the wrong type");
     const body = parsed.data;
     return {
       // First-generation clients send no grant_type: only one exists.

@@ -4,13 +4,21 @@ import { hashApiKey } from "../keys/api-keys";
 import { refuseOutsideScope } from "../keys/api-key-auth";
 import { handleTokenRequest } from "./token";
 import { handleUserinfoRequest } from "./userinfo";
-import { createTestClient, ISSUER, issueCode, newVerifier, tokenRequest } from "../../test/oauth-fixtures";
+import {
+  createTestClient,
+  ISSUER,
+  issueCode,
+  newVerifier,
+  tokenRequest,
+} from "../../test/oauth-fixtures";
 
 async function mintKey(options: { house?: boolean } = {}) {
   const client = await createTestClient(options);
   const verifier = newVerifier();
   const { code, user } = await issueCode(client, verifier);
-  const body = (await (await handleTokenRequest(tokenRequest(client, code, verifier))).json()) as { access_token: string };
+  const body = (await (await handleTokenRequest(tokenRequest(client, code, verifier))).json()) as {
+    access_token: string;
+  };
   return { client, user, key: body.access_token };
 }
 
@@ -20,7 +28,9 @@ const get = (path: string, headers: Record<string, string>) =>
 describe("userinfo (SPEC 2.4; CONTRACT §6)", () => {
   it("answers the snake_case record for a Bearer key", async () => {
     const { client, user, key } = await mintKey();
-    const response = await handleUserinfoRequest(get("/oauth/userinfo", { Authorization: `Bearer ${key}` }));
+    const response = await handleUserinfoRequest(
+      get("/oauth/userinfo", { Authorization: `Bearer ${key}` }),
+    );
     expect(response.status).toBe(200);
     const stored = await db().apiKey.findUniqueOrThrow({ where: { keyHash: hashApiKey(key) } });
     expect(await response.json()).toEqual({
@@ -35,7 +45,9 @@ describe("userinfo (SPEC 2.4; CONTRACT §6)", () => {
 
   it("treats X-Api-Key exactly like Bearer (SPEC 5.3)", async () => {
     const { key } = await mintKey();
-    const bearer = await handleUserinfoRequest(get("/oauth/userinfo", { Authorization: `Bearer ${key}` }));
+    const bearer = await handleUserinfoRequest(
+      get("/oauth/userinfo", { Authorization: `Bearer ${key}` }),
+    );
     const header = await handleUserinfoRequest(get("/oauth/userinfo", { "X-Api-Key": key }));
     expect(header.status).toBe(200);
     expect(await header.json()).toEqual(await bearer.json());
@@ -43,7 +55,9 @@ describe("userinfo (SPEC 2.4; CONTRACT §6)", () => {
 
   it("gives a house client's key a null partner_id and the user's own subject", async () => {
     const { user, key } = await mintKey({ house: true });
-    const body = (await (await handleUserinfoRequest(get("/oauth/userinfo", { "X-Api-Key": key }))).json()) as Record<string, unknown>;
+    const body = (await (
+      await handleUserinfoRequest(get("/oauth/userinfo", { "X-Api-Key": key }))
+    ).json()) as Record<string, unknown>;
     expect(body.partner_id).toBeNull();
     expect(body.sub).toBe(`user:${user.id}`);
   });
@@ -62,15 +76,25 @@ describe("userinfo (SPEC 2.4; CONTRACT §6)", () => {
       expect(response.headers.get("www-authenticate")).toBe('Bearer error="invalid_token"');
     }
     // SPEC 3.2: 365 days elapse → expired → 401.
-    await db().apiKey.update({ where: { keyHash: hashApiKey(key) }, data: { expiresAt: new Date(Date.now() - 1) } });
-    expect((await handleUserinfoRequest(get("/oauth/userinfo", { "X-Api-Key": key }))).status).toBe(401);
+    await db().apiKey.update({
+      where: { keyHash: hashApiKey(key) },
+      data: { expiresAt: new Date(Date.now() - 1) },
+    });
+    expect((await handleUserinfoRequest(get("/oauth/userinfo", { "X-Api-Key": key }))).status).toBe(
+      401,
+    );
   });
 });
 
 describe("scope (SPEC 5.5)", () => {
   it("answers 403 insufficient_scope to a valid key outside the five data operations", async () => {
     const { key } = await mintKey();
-    for (const path of ["/api/partner/me", "/api/connections/open-consents", "/api/aspsps", "/api/authorizations"]) {
+    for (const path of [
+      "/api/partner/me",
+      "/api/connections/open-consents",
+      "/api/aspsps",
+      "/api/authorizations",
+    ]) {
       const response = await refuseOutsideScope(get(path, { "X-Api-Key": key }));
       expect(response.status).toBe(403);
       expect(response.headers.get("www-authenticate")).toBe('Bearer error="insufficient_scope"');
@@ -80,7 +104,12 @@ describe("scope (SPEC 5.5)", () => {
 
   it("answers 401 there to a revoked key", async () => {
     const { key } = await mintKey();
-    await db().apiKey.update({ where: { keyHash: hashApiKey(key) }, data: { revokedAt: new Date() } });
-    expect((await refuseOutsideScope(get("/api/partner/me", { "X-Api-Key": key }))).status).toBe(401);
+    await db().apiKey.update({
+      where: { keyHash: hashApiKey(key) },
+      data: { revokedAt: new Date() },
+    });
+    expect((await refuseOutsideScope(get("/api/partner/me", { "X-Api-Key": key }))).status).toBe(
+      401,
+    );
   });
 });

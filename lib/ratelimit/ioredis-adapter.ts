@@ -27,7 +27,12 @@ export class IORedisUpstashAdapter {
   /** Waits briefly for a connection in progress; commands fail fast otherwise. */
   private async ready(): Promise<void> {
     if (this.client.status === "ready") return;
-    if (this.client.status !== "connecting" && this.client.status !== "connect" && this.client.status !== "wait") return;
+    if (
+      this.client.status !== "connecting" &&
+      this.client.status !== "connect" &&
+      this.client.status !== "wait"
+    )
+      return;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, this.connectTimeoutMs);
       this.client.once("ready", () => {

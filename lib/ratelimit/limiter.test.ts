@@ -12,8 +12,8 @@ import { atWindowStart } from "../../test/rate-windows";
 const run = promisify(execFile);
 const redisUrl = rawSetting("REDIS_URL");
 const MINUTE = 60_000;
-const freshIp = () => `198.51.100.${randomBytes(2).readUInt16BE() % 250}-${randomBytes(4).toString("hex")}`;
-
+const freshIp = () =>
+  `198.51.100.${randomBytes(2).readUInt16BE() % 250}-${randomBytes(4).toString("hex")}`;
 
 async function burst(store: RateLimitStore, policy: "authorize" | "api", ip: string, n: number) {
   const results = [];
@@ -45,7 +45,8 @@ describe("memory store", () => {
     const store = new MemoryRateLimitStore();
     const now = 10 * MINUTE + 5_000;
     const results = [];
-    for (let i = 0; i < 51; i += 1) results.push(await countRequest("authorize", "192.0.2.1", store, now));
+    for (let i = 0; i < 51; i += 1)
+      results.push(await countRequest("authorize", "192.0.2.1", store, now));
     expect(results.slice(0, 50).every((r) => r.allowed)).toBe(true);
     expect(results[50]).toEqual({ allowed: false, retryAfterSeconds: 55 });
   });
@@ -115,7 +116,8 @@ describe.runIf(redisUrl)("Redis store (@upstash/ratelimit over ioredis)", () => 
     const ip = freshIp();
     const worker = () =>
       run(process.execPath, ["--import", "tsx", "test/fixtures/ratelimit-hits.ts", ip, "40"]).then(
-        ({ stdout }) => (JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as { allowed: number }).allowed,
+        ({ stdout }) =>
+          (JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as { allowed: number }).allowed,
       );
     const [first, second] = await Promise.all([worker(), worker()]);
     expect((first ?? 0) + (second ?? 0)).toBe(50);

@@ -27,7 +27,9 @@ export function redisStore(url: string, timeoutMs = STORE_TIMEOUT_MS): UpstashRa
     maxRetriesPerRequest: 0,
     connectTimeout: 1000,
   });
-  client.on("error", (error: Error) => log.warn("ratelimit.redis_error", { message: error.message }));
+  client.on("error", (error: Error) =>
+    log.warn("ratelimit.redis_error", { message: error.message }),
+  );
   const adapter = new IORedisUpstashAdapter(client) as unknown as UpstashRedisClient;
   return new UpstashRateLimitStore("redis", adapter, timeoutMs);
 }

@@ -17,7 +17,10 @@ export interface RateLimitStore {
   hit(bucket: string, policy: RateLimitPolicy, now: number): Promise<RateLimitResult>;
 }
 
-export function windowOf(policy: RateLimitPolicy, now: number): { index: number; resetsAt: number } {
+export function windowOf(
+  policy: RateLimitPolicy,
+  now: number,
+): { index: number; resetsAt: number } {
   const length = policy.windowSeconds * 1000;
   const index = Math.floor(now / length);
   return { index, resetsAt: (index + 1) * length };

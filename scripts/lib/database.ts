@@ -35,7 +35,9 @@ export async function resolveDatabase(log: (line: string) => void): Promise<Reso
     setDatabaseUrl(running);
     return { url: running };
   }
-  log(`DATABASE_URL is not set: starting the embedded PostgreSQL (data in ${path.relative(REPO_ROOT, directory)})`);
+  log(
+    `DATABASE_URL is not set: starting the embedded PostgreSQL (data in ${path.relative(REPO_ROOT, directory)})`,
+  );
   const embedded = await startEmbeddedPostgres({
     dataDir: directory,
     persistent: true,

@@ -106,7 +106,10 @@ async function readConfig(file: string): Promise<ServerConfig | null> {
  * The URL of a cluster in `dataDir` that another live process (a running
  * `npm run dev`) already serves, or null. Lets the admin CLI work alongside it.
  */
-export async function findRunningEmbeddedUrl(dataDir: string, database: string): Promise<string | null> {
+export async function findRunningEmbeddedUrl(
+  dataDir: string,
+  database: string,
+): Promise<string | null> {
   const directory = path.resolve(dataDir);
   const ownerFile = `${directory}.owner`;
   if ((await readPostmasterPid(directory)) === null || !existsSync(ownerFile)) return null;

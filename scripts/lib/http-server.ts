@@ -30,7 +30,12 @@ export async function serveNext(options: {
   port: number;
   trustedProxyHops: number;
 }): Promise<RunningServer> {
-  const app = next({ dev: options.dev, dir: REPO_ROOT, port: options.port, turbopack: options.dev });
+  const app = next({
+    dev: options.dev,
+    dir: REPO_ROOT,
+    port: options.port,
+    turbopack: options.dev,
+  });
   await app.prepare();
   const handle = app.getRequestHandler();
   const upgrade = app.getUpgradeHandler();
