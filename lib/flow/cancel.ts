@@ -1,0 +1,54 @@
+import { db } from "../db/client";
+import { getEnv } from "../env";
+import { negotiateLocale } from "../i18n/locales";
+import { relayLabels } from "../i18n/translate";
+import { OAuthError, toErrorBody } from "../oauth/errors";
+import { bodyKind, readBodyText } from "../oauth/params";
+import { errorFields, relayResponse } from "../oauth/relay";
+import { oauthJson } from "../oauth/responses";
+import { isSameOrigin, isValidCsrfToken } from "./csrf";
+import { findBrowserFlow } from "./flows";
+
+/** CONTRACT §3: the description the SDK tests pin for a cancel. */
+export const ACCESS_DENIED_DESCRIPTION = "the user declined the authorization";
+
+/**
+ * POST /oauth/cancel (SPEC 4.2 outcome 5, 4.7): "back to the partner" on any
+ * screen. Bound to the browser's flow, same-origin and CSRF-checked; ends the
+ * flow and form-posts access_denied to its redirect URI. Rate-limited by the
+ * proxy (SPEC 8.1).
+ */
+export async function handleCancelRequest(request: Request): Promise<Response> {
+  const refuse = (status: number, description: string) =>
+    oauthJson(toErrorBody(new OAuthError("invalid_request", description)), status);
+
+  if (!isSameOrigin(request)) return refuse(403, "cross-origin request refused");
+  if (bodyKind(request) !== "form") return refuse(400, "content type must be a form");
+  const flow = await findBrowserFlow(request);
+  if (!flow) return refuse(400, "no authorization request is in progress in this browser");
+  const form = new URLSearchParams(await readBodyText(request));
+  if (!isValidCsrfToken(flow, "cancel", form.get("csrf"))) return refuse(403, "invalid CSRF token");
+
+  // Ends the flow once: a second cancel or an approval after it finds nothing open.
+  const ended = await db().flow.updateMany({
+    where: { id: flow.id, completedAt: null },
+    data: { completedAt: new Date(), step: "done" },
+  });
+  if (ended.count !== 1)
+    return refuse(400, "no authorization request is in progress in this browser");
+
+  const locale = negotiateLocale({
+    uiLocales: flow.locale,
+    acceptLanguage: request.headers.get("accept-language"),
+  });
+  return relayResponse(
+    flow.redirectUri,
+    errorFields({
+      error: "access_denied",
+      description: ACCESS_DENIED_DESCRIPTION,
+      iss: getEnv().issuer,
+      state: flow.state,
+    }),
+    await relayLabels(locale),
+  );
+}
