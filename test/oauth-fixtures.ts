@@ -3,6 +3,7 @@ import { createBrowserSession } from "../lib/auth/sessions";
 import { db } from "../lib/db/client";
 import { approveFlow } from "../lib/flow/approve";
 import { createFlow } from "../lib/flow/flows";
+import { handleTokenRequest } from "../lib/oauth/token";
 import { toS256Challenge } from "../lib/oauth/pkce";
 import { createClient } from "../lib/partners/clients";
 import { createPartner } from "../lib/partners/partners";
@@ -107,4 +108,13 @@ export function tokenRequest(
   return formRequest("/oauth/token", body, {
     Authorization: basicAuthorization(client.clientId, client.clientSecret),
   });
+}
+
+/** An API key minted through the real token endpoint, with the user it reads for. */
+export async function mintApiKey(client: TestClient) {
+  const verifier = newVerifier();
+  const { code, user } = await issueCode(client, verifier);
+  const response = await handleTokenRequest(tokenRequest(client, code, verifier));
+  const body = (await response.json()) as { access_token: string };
+  return { key: body.access_token, user };
 }

@@ -1,25 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { handleRevokeRequest } from "./revoke";
-import { handleTokenRequest } from "./token";
 import { handleUserinfoRequest } from "./userinfo";
 import {
   basicAuthorization,
   createTestClient,
   formRequest,
   ISSUER,
-  issueCode,
-  newVerifier,
-  tokenRequest,
+  mintApiKey,
   type TestClient,
 } from "../../test/oauth-fixtures";
 
 async function mintKey(client: TestClient): Promise<string> {
-  const verifier = newVerifier();
-  const { code } = await issueCode(client, verifier);
-  const body = (await (await handleTokenRequest(tokenRequest(client, code, verifier))).json()) as {
-    access_token: string;
-  };
-  return body.access_token;
+  return (await mintApiKey(client)).key;
 }
 
 const revoke = (client: TestClient, body: Record<string, string>) =>

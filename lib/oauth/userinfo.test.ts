@@ -2,24 +2,12 @@ import { describe, expect, it } from "vitest";
 import { db } from "../db/client";
 import { hashApiKey } from "../keys/api-keys";
 import { refuseOutsideScope } from "../keys/api-key-auth";
-import { handleTokenRequest } from "./token";
 import { handleUserinfoRequest } from "./userinfo";
-import {
-  createTestClient,
-  ISSUER,
-  issueCode,
-  newVerifier,
-  tokenRequest,
-} from "../../test/oauth-fixtures";
+import { createTestClient, ISSUER, mintApiKey } from "../../test/oauth-fixtures";
 
 async function mintKey(options: { house?: boolean } = {}) {
   const client = await createTestClient(options);
-  const verifier = newVerifier();
-  const { code, user } = await issueCode(client, verifier);
-  const body = (await (await handleTokenRequest(tokenRequest(client, code, verifier))).json()) as {
-    access_token: string;
-  };
-  return { client, user, key: body.access_token };
+  return { client, ...(await mintApiKey(client)) };
 }
 
 const get = (path: string, headers: Record<string, string>) =>

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectPartnerError } from "../../test/partner-errors";
 import { db, disconnectDb } from "../db/client";
 import {
   hashClientSecret,
@@ -7,7 +8,7 @@ import {
   verifyClientSecret,
 } from "../keys/client-credentials";
 import { createClient, listClients, rotateClientSecret } from "./clients";
-import { PartnerError } from "./errors";
+import { type PartnerError } from "./errors";
 import { createPartner } from "./partners";
 
 afterAll(disconnectDb);
@@ -23,19 +24,6 @@ beforeAll(async () => {
     await createPartner({ name: partnerName, ownerEmail: `clients-${unique()}@example.com` })
   ).id;
 });
-
-async function expectPartnerError(
-  promise: Promise<unknown>,
-  code: PartnerError["code"],
-): Promise<PartnerError> {
-  const error = await promise.then(
-    () => null,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(PartnerError);
-  expect((error as PartnerError).code).toBe(code);
-  return error as PartnerError;
-}
 
 function storedClient(id: string) {
   return db().client.findUniqueOrThrow({ where: { id } });

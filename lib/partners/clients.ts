@@ -158,14 +158,7 @@ function toCreateClientError(error: unknown, id: string, partnerId: string | nul
   return error;
 }
 
-function toClientSummary(client: {
-  id: string;
-  partnerId: string | null;
-  name: string;
-  redirectUris: string[];
-  createdAt: Date;
-  previousSecretExpiresAt: Date | null;
-}): ClientSummary {
+function toClientSummary(client: ClientSummary): ClientSummary {
   return {
     id: client.id,
     partnerId: client.partnerId,

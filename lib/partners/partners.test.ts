@@ -1,26 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
+import { expectPartnerError } from "../../test/partner-errors";
 import { db, disconnectDb } from "../db/client";
-import { PartnerError } from "./errors";
 import { assertPartnerExists, createPartner, findPartner, listPartners } from "./partners";
 
 afterAll(disconnectDb);
 
 /** Test data is unique per test: the run's database is shared by every test file. */
 const unique = () => randomUUID().slice(0, 8);
-
-async function expectPartnerError(
-  promise: Promise<unknown>,
-  code: PartnerError["code"],
-): Promise<PartnerError> {
-  const error = await promise.then(
-    () => null,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(PartnerError);
-  expect((error as PartnerError).code).toBe(code);
-  return error as PartnerError;
-}
 
 describe("createPartner", () => {
   it("creates the partner and its owner, with the owner's email normalized", async () => {
