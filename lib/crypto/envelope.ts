@@ -1,0 +1,210 @@
+import {
+  createCipheriv,
+  createDecipheriv,
+  createECDH,
+  createHash,
+  createPrivateKey,
+  ECDH,
+  generateKeyPairSync,
+  hkdfSync,
+  randomBytes,
+  type KeyObject,
+} from "node:crypto";
+
+/**
+ * The encryption envelope, scheme `ecdh-p256-hkdf-aes-256-gcm` (CONTRACT §8,
+ * DESIGN.md §5). Every bank value the service stores is sealed to the tenant's
+ * P-256 public key; only the holder of the private key (the user, or the
+ * partner's recipient key, CONTRACT §8.3) can open it. The service itself
+ * only ever seals; `openJson` exists for tests, the demo and the sandbox.
+ */
+
+/** CONTRACT §8.2 step 7: only version 1 exists. */
+const VERSION = 0x01;
+const CURVE = "prime256v1";
+/** CONTRACT §8.1: 0x04 ‖ X ‖ Y. */
+const RAW_POINT_BYTES = 65;
+const UNCOMPRESSED_PREFIX = 0x04;
+const NONCE_BYTES = 12;
+const TAG_BYTES = 16;
+const KEY_BYTES = 32;
+/** CONTRACT §8.2 step 3: salt = 32 × 0x00, info = "bank.core.ci/zk/v1". */
+const HKDF_SALT = Buffer.alloc(32);
+const HKDF_INFO = "bank.core.ci/zk/v1";
+
+/** CONTRACT §8.2 step 7: the fixed offsets of the binary layout. */
+export const ENVELOPE_LAYOUT = {
+  version: 0,
+  ephemeralPoint: 1,
+  nonce: 1 + RAW_POINT_BYTES,
+  tag: 1 + RAW_POINT_BYTES + NONCE_BYTES,
+  ciphertext: 1 + RAW_POINT_BYTES + NONCE_BYTES + TAG_BYTES,
+} as const satisfies Record<string, number>;
+
+/** 94: an envelope shorter than its header is never valid (CONTRACT §8.2). */
+export const ENVELOPE_HEADER_BYTES = ENVELOPE_LAYOUT.ciphertext;
+
+export const ENVELOPE_ERROR_MESSAGES = {
+  /** The exact wording the SDKs use (CONTRACT §8.2 step 7). */
+  invalid_envelope: "Invalid or unsupported envelope",
+  invalid_public_key: "Invalid public key: expected a base64 raw uncompressed P-256 point",
+  invalid_private_key: "Invalid private key: expected a base64 PKCS#8 P-256 key",
+} as const satisfies Record<string, string>;
+
+export type EnvelopeErrorCode = keyof typeof ENVELOPE_ERROR_MESSAGES;
+
+export class EnvelopeError extends Error {
+  constructor(
+    readonly code: EnvelopeErrorCode,
+    options?: { cause?: unknown },
+  ) {
+    super(ENVELOPE_ERROR_MESSAGES[code], options);
+    this.name = "EnvelopeError";
+  }
+}
+
+/** Canonical standard base64 with padding: what Go's StdEncoding accepts (CONTRACT §8.2 step 8). */
+const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** Decodes strict base64 or returns null (lenient decoders would accept base64url or junk). */
+function findStrictBase64(text: string): Buffer | null {
+  if (!STRICT_BASE64.test(text)) return null;
+  const bytes = Buffer.from(text, "base64");
+  // Non-zero padding bits decode but do not round-trip: not canonical.
+  return bytes.toString("base64") === text ? bytes : null;
+}
+
+function isOnCurve(point: Buffer): boolean {
+  try {
+    ECDH.convertKey(point, CURVE);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isRawPoint(point: Buffer): boolean {
+  return point.length === RAW_POINT_BYTES && point[0] === UNCOMPRESSED_PREFIX && isOnCurve(point);
+}
+
+/** CONTRACT §8.1: the recipient key is 65 raw bytes, 0x04-prefixed, on P-256. */
+export function parseRawPublicKey(publicKeyRawB64: string): Buffer {
+  const point = findStrictBase64(publicKeyRawB64);
+  if (!point || !isRawPoint(point)) throw new EnvelopeError("invalid_public_key");
+  return point;
+}
+
+/** CONTRACT §9: SHA-256 over the 65 raw point bytes, lower-case hex, first 16 characters. */
+export function recipientKeyFingerprint(publicKeyRawB64: string): string {
+  const point = parseRawPublicKey(publicKeyRawB64);
+  return createHash("sha256").update(point).digest("hex").slice(0, 16);
+}
+
+/** CONTRACT §8.2 step 3. */
+function deriveKey(sharedSecret: Buffer): Buffer {
+  return Buffer.from(hkdfSync("sha256", sharedSecret, HKDF_SALT, HKDF_INFO, KEY_BYTES));
+}
+
+/**
+ * Seals `payload` (compact `JSON.stringify`, CONTRACT §8.2 step 6) to the raw
+ * P-256 point, with a fresh ephemeral key and nonce for every envelope.
+ */
+export function sealJson(recipientPublicKeyRawB64: string, payload: unknown): string {
+  const recipient = parseRawPublicKey(recipientPublicKeyRawB64);
+  const plaintext = JSON.stringify(payload);
+  if (plaintext === undefined) throw new TypeError("payload is not JSON-serializable");
+  const ephemeral = createECDH(CURVE);
+  const ephemeralPoint = ephemeral.generateKeys(); // uncompressed by default
+  const key = deriveKey(ephemeral.computeSecret(recipient));
+  const nonce = randomBytes(NONCE_BYTES);
+  const cipher = createCipheriv("aes-256-gcm", key, nonce, { authTagLength: TAG_BYTES });
+  const ciphertext = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
+  // CONTRACT §8.2 step 7: the tag sits before the ciphertext.
+  return Buffer.concat([
+    Buffer.of(VERSION),
+    ephemeralPoint,
+    nonce,
+    cipher.getAuthTag(),
+    ciphertext,
+  ]).toString("base64");
+}
+
+function toPrivateScalar(privateKeyPkcs8B64: string): Buffer {
+  const der = findStrictBase64(privateKeyPkcs8B64);
+  if (!der) throw new EnvelopeError("invalid_private_key");
+  let key: KeyObject;
+  try {
+    key = createPrivateKey({ key: der, format: "der", type: "pkcs8" });
+  } catch (cause) {
+    throw new EnvelopeError("invalid_private_key", { cause });
+  }
+  // Go's SDK rejects other curves (CONTRACT §8.1); so do we.
+  if (key.asymmetricKeyType !== "ec" || key.asymmetricKeyDetails?.namedCurve !== CURVE) {
+    throw new EnvelopeError("invalid_private_key");
+  }
+  const { d } = key.export({ format: "jwk" });
+  if (!d) throw new EnvelopeError("invalid_private_key");
+  return Buffer.from(d, "base64url");
+}
+
+interface EnvelopeParts {
+  ephemeralPoint: Buffer;
+  nonce: Buffer;
+  tag: Buffer;
+  ciphertext: Buffer;
+}
+
+/** CONTRACT §8.2: strict base64, version 0x01, at least 94 bytes, a point on the curve. */
+function parseEnvelope(envelopeB64: string): EnvelopeParts {
+  const bytes = findStrictBase64(envelopeB64);
+  if (!bytes || bytes.length < ENVELOPE_HEADER_BYTES || bytes[0] !== VERSION) {
+    throw new EnvelopeError("invalid_envelope");
+  }
+  const parts = {
+    ephemeralPoint: bytes.subarray(ENVELOPE_LAYOUT.ephemeralPoint, ENVELOPE_LAYOUT.nonce),
+    nonce: bytes.subarray(ENVELOPE_LAYOUT.nonce, ENVELOPE_LAYOUT.tag),
+    tag: bytes.subarray(ENVELOPE_LAYOUT.tag, ENVELOPE_LAYOUT.ciphertext),
+    ciphertext: bytes.subarray(ENVELOPE_LAYOUT.ciphertext),
+  };
+  if (!isRawPoint(parts.ephemeralPoint)) throw new EnvelopeError("invalid_envelope");
+  return parts;
+}
+
+/**
+ * Opens an envelope with the recipient's base64 PKCS#8 private key. A wrong
+ * key, a corrupted or truncated envelope or a non-JSON plaintext all throw
+ * EnvelopeError("invalid_envelope"), as the SDKs reject them (CONTRACT §8.2).
+ * The result is not validated: `T` is the caller's claim.
+ */
+export function openJson<T = unknown>(privateKeyPkcs8B64: string, envelopeB64: string): T {
+  const scalar = toPrivateScalar(privateKeyPkcs8B64);
+  const parts = parseEnvelope(envelopeB64);
+  try {
+    const recipient = createECDH(CURVE);
+    recipient.setPrivateKey(scalar);
+    const key = deriveKey(recipient.computeSecret(parts.ephemeralPoint));
+    const decipher = createDecipheriv("aes-256-gcm", key, parts.nonce, {
+      authTagLength: TAG_BYTES,
+    });
+    decipher.setAuthTag(parts.tag);
+    const plaintext = Buffer.concat([decipher.update(parts.ciphertext), decipher.final()]);
+    return JSON.parse(plaintext.toString("utf8")) as T;
+  } catch (cause) {
+    throw new EnvelopeError("invalid_envelope", { cause });
+  }
+}
+
+/**
+ * A fresh P-256 key pair in the wire formats of CONTRACT §8.1 (PKCS#8 base64,
+ * raw point base64). For tests, the demo and the sandbox: real users generate
+ * theirs in the browser and partners on their own machines.
+ */
+export function generateKeyPair(): { privateKeyPkcs8B64: string; publicKeyRawB64: string } {
+  const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: CURVE });
+  // An uncompressed P-256 SPKI ends with the 65-byte raw point.
+  const point = publicKey.export({ format: "der", type: "spki" }).subarray(-RAW_POINT_BYTES);
+  return {
+    privateKeyPkcs8B64: privateKey.export({ format: "der", type: "pkcs8" }).toString("base64"),
+    publicKeyRawB64: point.toString("base64"),
+  };
+}
