@@ -1,0 +1,18 @@
+import { isSameOrigin } from "../flow/csrf";
+import { approveSandboxAuthorization, denySandboxAuthorization } from "./sandbox/consent";
+
+/** POST /sandbox/authorize/decision: the sandbox bank's Approve/Deny, back to the requester. */
+export async function handleSandboxDecision(request: Request): Promise<Response> {
+  if (!isSameOrigin(request)) return new Response(null, { status: 403 });
+  const form = new URLSearchParams(await request.text());
+  const authorization = form.get("authorization") ?? "";
+  const decision = form.get("decision");
+  const location =
+    decision === "approve"
+      ? approveSandboxAuthorization(authorization)
+      : decision === "deny"
+        ? denySandboxAuthorization(authorization)
+        : null;
+  const back = `/sandbox/authorize?authorization=${encodeURIComponent(authorization)}`;
+  return new Response(null, { status: 303, headers: { Location: location ?? back } });
+}

@@ -1,0 +1,236 @@
+import type { Aspsp, PsuType, UpstreamFailureReason } from "../types";
+
+/**
+ * The sandbox's banks (DESIGN.md §7): fictional, clearly named "Sandbox …",
+ * two or three per country, deterministic. The bank code is the national
+ * bank identifier inside the BBAN (DK reg. no., SE clearing, NO/FI bank id,
+ * DE Bankleitzahl, NL bank code) so that IBANs look like the real thing.
+ */
+
+export const SANDBOX_COUNTRIES = {
+  DK: { currency: "DKK", unitsPerEuro: 7.46 },
+  SE: { currency: "SEK", unitsPerEuro: 11.3 },
+  NO: { currency: "NOK", unitsPerEuro: 11.7 },
+  FI: { currency: "EUR", unitsPerEuro: 1 },
+  DE: { currency: "EUR", unitsPerEuro: 1 },
+  NL: { currency: "EUR", unitsPerEuro: 1 },
+} as const satisfies Record<string, { currency: string; unitsPerEuro: number }>;
+
+export type SandboxCountry = keyof typeof SANDBOX_COUNTRIES;
+
+/** What an account does, which decides its transactions (see ledger.ts). */
+export type AccountKind = "current" | "joint" | "savings" | "business" | "business-savings";
+
+/**
+ * Failure scenarios for QA (DESIGN.md §7: "scenario banks that produce every
+ * sync failure reason"). Declared here; the sync issue makes them fail.
+ */
+export interface SandboxScenario {
+  reason: UpstreamFailureReason;
+  bankErrorCode?: string;
+  retryAfterSeconds?: number;
+}
+
+export interface SandboxBank {
+  /** Stable id carried in tokens; never shown. */
+  id: string;
+  name: string;
+  country: SandboxCountry;
+  bic: string;
+  bankCode: string;
+  psuTypes: readonly PsuType[];
+  maxConsentDays: number;
+  accounts: { personal: readonly AccountKind[]; business: readonly AccountKind[] };
+  scenario?: SandboxScenario;
+}
+
+const PERSONAL_AND_BUSINESS = ["personal", "business"] as const;
+const EVERYDAY = { personal: ["current", "savings"], business: ["business"] } as const;
+const FULL = {
+  personal: ["current", "joint", "savings"],
+  business: ["business", "business-savings"],
+} as const;
+
+export const SANDBOX_BANKS = [
+  {
+    id: "dk-nordbank",
+    name: "Sandbox Nordbank DK",
+    country: "DK",
+    bic: "SBNODKKK",
+    bankCode: "9570",
+    psuTypes: PERSONAL_AND_BUSINESS,
+    maxConsentDays: 180,
+    accounts: FULL,
+  },
+  {
+    id: "dk-andelskasse",
+    name: "Sandbox Andelskasse DK",
+    country: "DK",
+    bic: "SBAKDKKK",
+    bankCode: "8411",
+    psuTypes: ["personal"],
+    maxConsentDays: 90,
+    accounts: { personal: ["current"], business: [] },
+  },
+  {
+    id: "dk-erhvervsbank",
+    name: "Sandbox Erhvervsbank DK",
+    country: "DK",
+    bic: "SBERDKKK",
+    bankCode: "7320",
+    psuTypes: ["business"],
+    maxConsentDays: 180,
+    accounts: FULL,
+  },
+  {
+    id: "se-sparbank",
+    name: "Sandbox Sparbank SE",
+    country: "SE",
+    bic: "SBSPSESS",
+    bankCode: "935",
+    psuTypes: PERSONAL_AND_BUSINESS,
+    maxConsentDays: 180,
+    accounts: FULL,
+  },
+  {
+    id: "se-handelsbank",
+    name: "Sandbox Handelsbank SE",
+    country: "SE",
+    bic: "SBHASESS",
+    bankCode: "967",
+    psuTypes: PERSONAL_AND_BUSINESS,
+    maxConsentDays: 90,
+    accounts: EVERYDAY,
+  },
+  {
+    id: "no-fjordbank",
+    name: "Sandbox Fjordbank NO",
+    country: "NO",
+    bic: "SBFJNOKK",
+    bankCode: "9710",
+    psuTypes: PERSONAL_AND_BUSINESS,
+    maxConsentDays: 180,
+    accounts: FULL,
+  },
+  {
+    id: "no-sparebank",
+    name: "Sandbox Sparebank NO",
+    country: "NO",
+    bic: "SBSBNOKK",
+    bankCode: "9802",
+    psuTypes: ["personal"],
+    maxConsentDays: 90,
+    accounts: EVERYDAY,
+  },
+  {
+    id: "fi-saaristopankki",
+    name: "Sandbox Saaristopankki FI",
+    country: "FI",
+    bic: "SBSAFIHH",
+    bankCode: "798765",
+    psuTypes: PERSONAL_AND_BUSINESS,
+    maxConsentDays: 180,
+    accounts: FULL,
+  },
+  {
+    id: "fi-osuuspankki",
+    name: "Sandbox Osuuspankki FI",
+    country: "FI",
+    bic: "SBOPFIHH",
+    bankCode: "799123",
+    psuTypes: PERSONAL_AND_BUSINESS,
+    maxConsentDays: 90,
+    accounts: EVERYDAY,
+  },
+  {
+    id: "de-sparkasse",
+    name: "Sandbox Sparkasse DE",
+    country: "DE",
+    bic: "SBSKDEFF",
+    bankCode: "10099990",
+    psuTypes: PERSONAL_AND_BUSINESS,
+    maxConsentDays: 180,
+    accounts: FULL,
+  },
+  {
+    id: "de-direktbank",
+    name: "Sandbox Direktbank DE",
+    country: "DE",
+    bic: "SBDBDEBB",
+    bankCode: "37099990",
+    psuTypes: ["personal"],
+    maxConsentDays: 90,
+    accounts: EVERYDAY,
+  },
+  {
+    id: "nl-polderbank",
+    name: "Sandbox Polderbank NL",
+    country: "NL",
+    bic: "SBXPNL2A",
+    bankCode: "SBXP",
+    psuTypes: PERSONAL_AND_BUSINESS,
+    maxConsentDays: 180,
+    accounts: FULL,
+  },
+  {
+    id: "nl-grachtenbank",
+    name: "Sandbox Grachtenbank NL",
+    country: "NL",
+    bic: "SBXGNL2A",
+    bankCode: "SBXG",
+    psuTypes: ["personal"],
+    maxConsentDays: 90,
+    accounts: EVERYDAY,
+  },
+  ...scenarioBanks(),
+] as const satisfies readonly SandboxBank[];
+
+/** One DK bank per SPEC 7.3 reason, each with the Enable Banking code it will answer with. */
+function scenarioBanks(): SandboxBank[] {
+  const scenarios = [
+    ["reconnect-needed", { reason: "reconnect_needed", bankErrorCode: "EXPIRED_SESSION" }],
+    ["consent-withdrawn", { reason: "consent_withdrawn", bankErrorCode: "REVOKED_SESSION" }],
+    [
+      "rate-limited",
+      {
+        reason: "rate_limited",
+        bankErrorCode: "ASPSP_RATE_LIMIT_EXCEEDED",
+        retryAfterSeconds: 3600,
+      },
+    ],
+    ["bank-error", { reason: "bank_error", bankErrorCode: "ASPSP_ERROR" }],
+    ["transient", { reason: "transient" }],
+    ["partner-app-inactive", { reason: "partner_app_inactive" }],
+  ] as const satisfies readonly (readonly [string, SandboxScenario])[];
+  return scenarios.map(([slug, scenario], index) => ({
+    id: `dk-scenario-${slug}`,
+    name: `Sandbox Scenario DK: ${slug.replaceAll("-", " ")}`,
+    country: "DK",
+    bic: "SBSCDKKK",
+    bankCode: String(7900 + index),
+    psuTypes: PERSONAL_AND_BUSINESS,
+    maxConsentDays: 90,
+    accounts: EVERYDAY,
+    scenario,
+  }));
+}
+
+export function toAspsp(bank: SandboxBank): Aspsp {
+  return {
+    name: bank.name,
+    country: bank.country,
+    bic: bank.bic,
+    psuTypes: [...bank.psuTypes],
+    maxConsentDays: bank.maxConsentDays,
+  };
+}
+
+/** Enable Banking identifies a bank by name and country. */
+export function findSandboxBank(aspsp: { name: string; country: string }): SandboxBank | null {
+  const country = aspsp.country.toUpperCase();
+  return SANDBOX_BANKS.find((bank) => bank.name === aspsp.name && bank.country === country) ?? null;
+}
+
+export function findSandboxBankById(id: string): SandboxBank | null {
+  return SANDBOX_BANKS.find((bank) => bank.id === id) ?? null;
+}

@@ -1,0 +1,130 @@
+import type { SandboxAccount } from "./accounts";
+import { bankingDayOnOrAfter, isPayday, isWeekend, toCalendarDay } from "./calendar";
+import {
+  billPayment,
+  cardPurchases,
+  counterpartyAccount,
+  draft,
+  periodOf,
+  subscriptionsDue,
+  toLocalMinor,
+  type AccountProfile,
+  type DayDrafts,
+  type Draft,
+  type Spending,
+} from "./drafts";
+import { MCC, MERCHANTS } from "./merchants";
+import { companyName } from "./people";
+import { seededRandom, type SeededRandom } from "./seeded-random";
+
+/**
+ * A day of a business current account: customer payments with invoice
+ * numbers on weekdays, suppliers on Tuesdays, payroll on payday, office rent,
+ * quarterly VAT, software subscriptions (One.com, MCC 4816, as in the
+ * CONTRACT §12 fixture) and card spending.
+ */
+
+function spendingsOf(account: SandboxAccount): Spending[] {
+  const merchants = MERCHANTS[account.country];
+  return [
+    {
+      probability: 0.12,
+      merchants: ["Staples", "Lyreco"],
+      mcc: MCC.officeSupplies,
+      minCents: 1500,
+      maxCents: 20_000,
+    },
+    {
+      probability: 0.12,
+      merchants: merchants.restaurants,
+      mcc: MCC.restaurants,
+      minCents: 2500,
+      maxCents: 18_000,
+    },
+    { probability: 0.03, merchants: ["SAS"], mcc: MCC.airlines, minCents: 9000, maxCents: 45_000 },
+    {
+      probability: 0.03,
+      merchants: ["Scandic Hotels"],
+      mcc: MCC.hotels,
+      minCents: 9000,
+      maxCents: 25_000,
+    },
+  ];
+}
+
+function payroll(account: SandboxAccount, profile: AccountProfile, period: string): Draft {
+  return draft({
+    amountMinor: -profile.incomeMinor,
+    remittance: `${MERCHANTS[account.country].words.payroll} ${period}`,
+    bankTransactionCode: "PMNT-ICDT-SALA",
+  });
+}
+
+function monthlyBills(
+  account: SandboxAccount,
+  profile: AccountProfile,
+  random: SeededRandom,
+  day: number,
+  period: string,
+): Draft[] {
+  const merchants = MERCHANTS[account.country];
+  const { month, dayOfMonth } = toCalendarDay(day);
+  const firstBankingDay = bankingDayOnOrAfter(day - dayOfMonth + 1);
+  const bills: Draft[] = [];
+  if (day === firstBankingDay) {
+    const rent = `${merchants.words.rent} ${period}`;
+    bills.push(billPayment(account, random, profile.landlord, profile.rentMinor, rent));
+    // Quarterly VAT, paid with the rent in March, June, September and December.
+    if (month % 3 === 0) {
+      const vat = toLocalMinor(account, random.int(2000, 6000) * 100, true);
+      const line = `${merchants.words.vat} ${period}`;
+      bills.push(billPayment(account, random, merchants.utilities.tax, vat, line));
+    }
+  }
+  if (day === bankingDayOnOrAfter(firstBankingDay + 19)) {
+    const fee = toLocalMinor(account, random.int(3000, 9000));
+    bills.push(billPayment(account, random, merchants.utilities.accounting, fee));
+  }
+  return [...bills, ...subscriptionsDue(account, profile, dayOfMonth)];
+}
+
+function weekdayTrade(account: SandboxAccount, random: SeededRandom, weekday: number): Draft[] {
+  const words = MERCHANTS[account.country].words;
+  const trade: Draft[] = [];
+  const customerPayments = random.chance(0.35) ? random.int(1, 2) : 0;
+  for (let i = 0; i < customerPayments; i += 1) {
+    const invoice = String(10_000 + random.int(0, 89_999));
+    trade.push(
+      draft({
+        amountMinor: toLocalMinor(account, random.int(40_000, 400_000)),
+        counterparty: counterpartyAccount(account, companyName(random, account.country)),
+        remittance: `${words.invoice} ${invoice}`,
+        referenceNumber: invoice,
+      }),
+    );
+  }
+  if (weekday === 2 && random.chance(0.6)) {
+    const supplier = companyName(random, account.country);
+    const amount = toLocalMinor(account, random.int(30_000, 250_000));
+    trade.push(billPayment(account, random, supplier, amount));
+  }
+  return trade;
+}
+
+export function businessDay(
+  account: SandboxAccount,
+  profile: AccountProfile,
+  day: number,
+): DayDrafts {
+  const random = seededRandom("day", account.uid, day);
+  const { year, month, weekday } = toCalendarDay(day);
+  const period = periodOf(year, month);
+  return {
+    beforeSweep: isPayday(day) ? [payroll(account, profile, period)] : [],
+    afterSweep: [
+      ...monthlyBills(account, profile, random, day, period),
+      ...(isWeekend(day) ? [] : weekdayTrade(account, random, weekday)),
+      ...cardPurchases(account, random, day, spendingsOf(account)),
+    ],
+  };
+}
