@@ -1,0 +1,73 @@
+import { sealJson } from "../crypto/envelope";
+import { keyedHash } from "../crypto/keyed-hash";
+import type { UpstreamAccount, UpstreamBalance, UpstreamTransaction } from "../upstream/types";
+
+/**
+ * What is stored of bank data (CONTRACT §8.4): the plaintext columns the
+ * data API serves as they are, and everything sensitive sealed to the
+ * tenant's key. Identifiers the server must recognize later are kept as
+ * keyed hashes (DESIGN.md §4).
+ */
+
+export function accountColumns(sealingKey: string, account: UpstreamAccount) {
+  return {
+    currency: account.currency,
+    accountType: account.accountType,
+    bic: account.bic,
+    enc: sealJson(sealingKey, {
+      ownerName: account.ownerName,
+      iban: account.iban,
+      bban: account.bban,
+      accountName: account.accountName,
+      product: account.product,
+    }),
+    displayNameEnc: sealJson(sealingKey, { displayName: account.displayName }),
+    uidEnc: sealJson(sealingKey, { uid: account.uid }),
+    uidHash: keyedHash("uid", account.uid),
+  };
+}
+
+export function balanceColumns(sealingKey: string, balance: UpstreamBalance) {
+  return {
+    balanceType: balance.balanceType,
+    currency: balance.currency,
+    referenceDate: balance.referenceDate,
+    enc: sealJson(sealingKey, { amount: balance.amount, name: balance.name }),
+  };
+}
+
+/** The identity a transaction is de-duplicated by, within its account. */
+export const transactionDedupeHash = (transaction: UpstreamTransaction) =>
+  keyedHash("transaction-dedupe", transaction.entryReference);
+
+export function transactionColumns(sealingKey: string, transaction: UpstreamTransaction) {
+  return {
+    currency: transaction.currency,
+    creditDebitIndicator: transaction.creditDebitIndicator,
+    status: transaction.status,
+    bookingDate: transaction.bookingDate,
+    valueDate: transaction.valueDate,
+    transactionDate: transaction.transactionDate,
+    bankTransactionCode: transaction.bankTransactionCode,
+    enc: sealJson(sealingKey, {
+      amount: transaction.amount,
+      creditorName: transaction.creditorName,
+      creditorIban: transaction.creditorIban,
+      creditorBban: transaction.creditorBban,
+      creditorAgentBic: transaction.creditorAgentBic,
+      debtorName: transaction.debtorName,
+      debtorIban: transaction.debtorIban,
+      debtorBban: transaction.debtorBban,
+      debtorAgentBic: transaction.debtorAgentBic,
+      remittanceInformation: transaction.remittanceInformation,
+      note: transaction.note,
+      referenceNumber: transaction.referenceNumber,
+      exchangeRate: transaction.exchangeRate,
+      merchantCategoryCode: transaction.merchantCategoryCode,
+      balanceAfter: transaction.balanceAfter,
+      balanceAfterCurrency: transaction.balanceAfterCurrency,
+      rawJson: transaction.rawJson,
+    }),
+    dedupeHash: transactionDedupeHash(transaction),
+  };
+}
