@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { db, disconnectDb } from "../lib/db/client";
 import { childEnv, getEnv } from "../lib/env";
+import { OutboxMailer } from "../lib/mail/outbox";
 import {
   hashClientSecret,
   PREVIOUS_SECRET_GRACE_MS,
@@ -272,6 +273,37 @@ describe("admin CLI: clients", () => {
   });
 });
 
+describe("admin CLI: mail", () => {
+  it("prints the newest outbox message to an address, with its link and code", async () => {
+    const to = `mail-${tag()}@example.com`;
+    const outbox = new OutboxMailer();
+    const mail = (subject: string, code: string) => ({
+      to,
+      subject,
+      text: `text ${code}`,
+      html: `<p>${code}</p>`,
+      link: `http://localhost:3000/login/link?token=${code}`,
+      code,
+    });
+    await outbox.send(mail("older", "111111"));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await outbox.send(mail("newer", "222222"));
+
+    const printed = json(await admin("mail", "last", "--to", to.toUpperCase()));
+    expect(printed).toEqual({ ...mail("newer", "222222"), sentAt: expect.any(String) });
+    expect(Date.parse(String(printed.sentAt))).not.toBeNaN();
+  });
+
+  it("refuses an address without mail (exit 1)", async () => {
+    const to = `nobody-${tag()}@example.com`;
+    expectRefusal(await admin("mail", "last", "--to", to), 1, `no mail to ${to}`);
+  });
+
+  it("refuses a missing --to (exit 2)", async () => {
+    expectRefusal(await admin("mail", "last"), 2, "--to is required");
+  });
+});
+
 describe("admin CLI: usage errors (exit 2)", () => {
   it.concurrent.each<[string, string[], string]>([
     ["no command at all", [], "a command is required"],
@@ -297,6 +329,7 @@ describe("admin CLI: usage errors (exit 2)", () => {
       "client create",
       "client rotate-secret",
       "client list",
+      "mail last",
     ]) {
       expect(run.stdout).toContain(command);
     }

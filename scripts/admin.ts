@@ -1,3 +1,4 @@
+import { MailError } from "../lib/mail/errors";
 import { EnvError } from "../lib/env";
 import { PartnerError } from "../lib/partners/errors";
 import { COMMANDS, type Command } from "./admin/commands";
@@ -54,6 +55,7 @@ function toErrorLine(error: unknown): { line: string; exitCode: number } {
   if (error instanceof UsageError) return { line: error.message, exitCode: EXIT.usage };
   if (error instanceof PartnerError) return { line: error.message, exitCode: EXIT.domain };
   if (error instanceof EnvError) return { line: error.problems.join("; "), exitCode: EXIT.domain };
+  if (error instanceof MailError) return { line: error.message, exitCode: EXIT.domain };
   const message =
     error instanceof Error ? (error.message.trim().split("\n")[0] ?? "") : String(error);
   return { line: `unexpected error: ${message}`, exitCode: EXIT.domain };

@@ -12,6 +12,12 @@ export const RATE_LIMIT_POLICIES = {
   authorize: { limit: 50, windowSeconds: 60 },
   cancel: { limit: 50, windowSeconds: 60 },
   api: { limit: 300, windowSeconds: 60 },
+  // DESIGN.md §8: per-email mail sending limits for sign-in (keyed by a hash
+  // of the address, not the client IP): one mail a minute, five per 15 min.
+  "login-email-minute": { limit: 1, windowSeconds: 60 },
+  "login-email": { limit: 5, windowSeconds: 15 * 60 },
+  // Sign-in requests per client IP, whatever the address asked for.
+  "login-ip": { limit: 20, windowSeconds: 15 * 60 },
 } as const satisfies Record<string, RateLimitPolicy>;
 
 export type RateLimitPolicyName = keyof typeof RATE_LIMIT_POLICIES;

@@ -5,6 +5,8 @@ import {
   type ClientSummary,
 } from "../../lib/partners/clients";
 import { createPartner, listPartners, type PartnerSummary } from "../../lib/partners/partners";
+import { normalizeEmail } from "../../lib/auth/email";
+import { findLastMessage, MailError } from "../../lib/mail";
 import {
   optionalString,
   requireList,
@@ -102,6 +104,22 @@ export const COMMANDS: readonly Command[] = [
         client_id: client.id,
         ...toClientOutput(client),
       }));
+    },
+  },
+  {
+    name: "mail last",
+    usage: "mail last --to <email>",
+    summary: "show the newest mail in the local outbox to an address, with its link and code",
+    options: { to: { type: "string" } },
+    async run(values) {
+      const to = normalizeEmail(requireString(values, "to"));
+      const message = await findLastMessage(to);
+      if (!message) {
+        // With RESEND_API_KEY set, mail leaves through Resend and the outbox stays empty.
+        throw new MailError("not_found", `no mail to ${to} in the local outbox`);
+      }
+      // The outbox row as stored (sentAt included), for QA and the Playwright outbox reader.
+      return { ...message, sentAt: message.sentAt.toISOString() };
     },
   },
 ];

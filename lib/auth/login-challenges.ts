@@ -1,0 +1,157 @@
+import { createHash, randomUUID } from "node:crypto";
+import { db } from "../db/client";
+import { getEnv } from "../env";
+import type { Locale } from "../i18n/locales";
+import { log } from "../log";
+import { mailer } from "../mail";
+import { renderLoginMail } from "../mail/templates/login";
+import { countRequest } from "../ratelimit/limiter";
+import type { RateLimitPolicyName } from "../ratelimit/policies";
+import type { RateLimitStore } from "../ratelimit/store";
+import { emailSchema } from "./email";
+import {
+  hashBrowserNonce,
+  hashLinkToken,
+  hashPin,
+  LOGIN_CHALLENGE_LIFETIME_MINUTES,
+  newLinkToken,
+  newPin,
+} from "./login-secrets";
+
+export {
+  LOGIN_CHALLENGE_LIFETIME_MINUTES,
+  MAX_PIN_ATTEMPTS,
+  loginNonceCookie,
+  loginNonceCookieName,
+  newBrowserNonce,
+  readLoginNonce,
+} from "./login-secrets";
+export {
+  confirmLoginLink,
+  inspectLoginLink,
+  verifyLoginPin,
+  type LinkConfirmation,
+  type LinkInspection,
+  type PinVerification,
+  type SignedIn,
+} from "./login-verification";
+
+/**
+ * Sign-in by e-mail (SPEC 1, 5.8; DESIGN.md §6.2): one mail carries a magic
+ * link and a 6-digit PIN. A challenge lives 15 minutes, takes at most 5 PIN
+ * attempts (SPEC 8.2), is used once, and signs in only the browser that asked
+ * for it (lib/auth/login-verification.ts). This module is the request side.
+ *
+ * A request answers the same for known and unknown emails: nothing here
+ * looks the address up; the user is created at the first sign-in.
+ */
+
+export interface LoginRequest {
+  email: string;
+  locale: Locale;
+  /** The partner the user signs in for, named in the mail; null for a house client. */
+  partnerName: string | null;
+  flowId: string | null;
+  returnUrl: string | null;
+  /** This browser's nonce cookie (loginNonceCookie); reuse it across requests. */
+  browserNonce: string;
+  clientIp: string;
+  now?: Date;
+}
+
+export type LoginRequestResult =
+  | { status: "sent" }
+  | { status: "throttled"; retryAfterSeconds: number }
+  | { status: "invalid_email" };
+
+/** `store` lets tests use a limiter of their own; the service uses the configured one. */
+export async function requestLoginChallenge(
+  input: LoginRequest,
+  store?: RateLimitStore,
+): Promise<LoginRequestResult> {
+  const parsed = emailSchema.safeParse(input.email);
+  if (!parsed.success) return { status: "invalid_email" };
+  const request = { ...input, email: parsed.data, now: input.now ?? new Date() };
+
+  const refusal = await throttleLoginMail(request, store);
+  if (refusal) {
+    log.info("login.throttled", { retry_after_seconds: refusal.retryAfterSeconds });
+    return refusal;
+  }
+  const challenge = await createChallenge(request);
+  await sendLoginMail({ ...request, ...challenge });
+  log.info("login.challenge_sent", { challenge_id: challenge.challengeId });
+  return { status: "sent" };
+}
+
+/** The limiter keys addresses by a digest: shared stores never hold an email in clear. */
+const emailKey = (email: string) => createHash("sha256").update(email, "utf8").digest("base64url");
+
+/**
+ * DESIGN.md §8: per-email mail sending limits (one a minute, five per
+ * 15 minutes), after a per-IP limit. The first refusal wins; later policies
+ * are not counted.
+ */
+async function throttleLoginMail(
+  request: { email: string; clientIp: string; now: Date },
+  store: RateLimitStore | undefined,
+): Promise<{ status: "throttled"; retryAfterSeconds: number } | null> {
+  const checks: [RateLimitPolicyName, string][] = [
+    ["login-ip", request.clientIp],
+    ["login-email-minute", emailKey(request.email)],
+    ["login-email", emailKey(request.email)],
+  ];
+  for (const [policy, key] of checks) {
+    const result = await countRequest(policy, key, store, request.now.getTime());
+    if (!result.allowed)
+      return { status: "throttled", retryAfterSeconds: result.retryAfterSeconds };
+  }
+  return null;
+}
+
+/**
+ * A new request supersedes (consumes) the open challenges of the same email
+ * and browser: only the newest mail works, and PIN attempts cannot be spread
+ * over several live challenges.
+ */
+async function createChallenge(request: LoginRequest & { now: Date }) {
+  if (!request.browserNonce) throw new TypeError("a login challenge needs a browser nonce");
+  const challengeId = randomUUID();
+  const token = newLinkToken();
+  const pin = newPin();
+  const browserHash = hashBrowserNonce(request.browserNonce);
+  const { now } = request;
+  await db().$transaction([
+    db().loginChallenge.updateMany({
+      where: { email: request.email, browserHash, consumedAt: null },
+      data: { consumedAt: now },
+    }),
+    db().loginChallenge.create({
+      data: {
+        id: challengeId,
+        email: request.email,
+        linkTokenHash: hashLinkToken(token),
+        pinHash: hashPin(challengeId, pin),
+        expiresAt: new Date(now.getTime() + LOGIN_CHALLENGE_LIFETIME_MINUTES * 60_000),
+        flowId: request.flowId,
+        returnUrl: request.returnUrl,
+        browserHash,
+        createdAt: now,
+      },
+    }),
+  ]);
+  return { challengeId, token, pin };
+}
+
+async function sendLoginMail(request: LoginRequest & { token: string; pin: string }) {
+  const link = `${getEnv().issuer}/login/link?token=${encodeURIComponent(request.token)}`;
+  const mail = await renderLoginMail({
+    locale: request.locale,
+    partnerName: request.partnerName,
+    link,
+    code: request.pin,
+    expiresInMinutes: LOGIN_CHALLENGE_LIFETIME_MINUTES,
+  });
+  // A MailError propagates: nobody is told "sent" when nothing was.
+  await mailer().send({ to: request.email, ...mail, link, code: request.pin });
+}

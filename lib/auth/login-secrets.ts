@@ -1,0 +1,86 @@
+import { randomInt } from "node:crypto";
+import { getEnv } from "../env";
+import { cookieName, readCookie, serializeCookie } from "../http/cookies";
+import { keyedHash } from "../crypto/keyed-hash";
+import { timingSafeEqualString } from "../crypto/constant-time";
+import { randomToken } from "../crypto/random";
+
+/**
+ * The secrets of a login challenge (DESIGN.md §4 LoginChallenge, §6.2): the
+ * magic-link token, the 6-digit PIN and the nonce cookie that binds a
+ * challenge to the browser that asked for it. Only keyed hashes are stored.
+ */
+
+/** SPEC 8.2: a challenge (its PIN, and its link with it) lives 15 minutes. */
+export const LOGIN_CHALLENGE_LIFETIME_MINUTES = 15;
+/** SPEC 8.2: 5 attempts; DESIGN.md §8: PIN ≤ 5 attempts. */
+export const MAX_PIN_ATTEMPTS = 5;
+/** SPEC 8.2: the PIN has 6 digits. */
+export const PIN_DIGITS = 6;
+const PIN_RANGE = 10 ** PIN_DIGITS;
+
+/**
+ * A uniformly random 6-digit PIN, leading zeros kept. node:crypto's randomInt
+ * draws from the CSPRNG with rejection sampling, so there is no modulo bias.
+ */
+export function newPin(): string {
+  return randomInt(PIN_RANGE).toString().padStart(PIN_DIGITS, "0");
+}
+
+/**
+ * DESIGN.md §4: an HMAC under the server secret (a bare hash of six digits
+ * is reversible), salted with the challenge id so that equal PINs of two
+ * challenges hash differently.
+ */
+export function hashPin(challengeId: string, pin: string): string {
+  return keyedHash("pin", `${challengeId}:${pin}`);
+}
+
+/** Constant-time (DESIGN.md §8): a typed PIN against the stored hash. */
+export function pinMatches(challengeId: string, pin: string, pinHash: string): boolean {
+  return timingSafeEqualString(hashPin(challengeId, pin), pinHash);
+}
+
+/** A 256-bit magic-link token (base64url). */
+export const newLinkToken = (): string => randomToken();
+
+export const hashLinkToken = (token: string): string => keyedHash("link-token", token);
+
+export const hashBrowserNonce = (nonce: string): string => keyedHash("browser-nonce", nonce);
+
+/** Constant-time: is this browser's nonce the one the challenge was requested with? */
+export function isSameBrowser(browserNonce: string | null, browserHash: string): boolean {
+  if (!browserNonce) return false;
+  return timingSafeEqualString(hashBrowserNonce(browserNonce), browserHash);
+}
+
+/**
+ * The nonce cookie outlives the 15-minute challenge it was set for, so the
+ * link still signs in at the very end of the challenge's life. A browser
+ * keeps one nonce across requests (reuse the cookie when present), which is
+ * what lets a new request supersede the older ones of the same browser.
+ */
+export const LOGIN_NONCE_LIFETIME_SECONDS = 60 * 60;
+
+const isHttps = () => getEnv().issuer.startsWith("https://");
+
+/** `__Host-bc_login_nonce` on https (Secure, this origin only), `bc_login_nonce` locally. */
+export const loginNonceCookieName = (): string => cookieName("bc_login_nonce", isHttps());
+
+/** A fresh 256-bit browser nonce. */
+export const newBrowserNonce = (): string => randomToken();
+
+/**
+ * The Set-Cookie value: HttpOnly, SameSite=Lax (the magic link is a top-level
+ * navigation from the mail client, which Lax lets through), Path=/.
+ */
+export function loginNonceCookie(nonce: string): string {
+  return serializeCookie(loginNonceCookieName(), nonce, {
+    maxAgeSeconds: LOGIN_NONCE_LIFETIME_SECONDS,
+    https: isHttps(),
+  });
+}
+
+/** The request's browser nonce, or null. */
+export const readLoginNonce = (request: Request): string | null =>
+  readCookie(request, loginNonceCookieName());

@@ -1,0 +1,192 @@
+import type { LoginChallenge } from "../db/generated/client";
+import { db } from "../db/client";
+import { normalizeEmail } from "./email";
+import {
+  hashBrowserNonce,
+  hashLinkToken,
+  isSameBrowser,
+  MAX_PIN_ATTEMPTS,
+  pinMatches,
+} from "./login-secrets";
+
+/**
+ * Proving a login challenge (DESIGN.md §6.2): by the typed PIN, or by the
+ * magic link confirmed from the browser that asked. Either way the challenge
+ * is consumed by one conditional update, so exactly one of any number of
+ * concurrent confirmations signs in (DESIGN.md §8, STYLE.md rule 7).
+ */
+
+export type SignedIn = {
+  status: "ok";
+  userId: string;
+  flowId: string | null;
+  returnUrl: string | null;
+};
+
+export type PinVerification =
+  | SignedIn
+  | { status: "wrong"; attemptsLeft: number }
+  | { status: "locked" }
+  | { status: "expired" };
+
+type ClosedLink = { status: "used" | "expired" | "unknown" };
+
+export type LinkInspection =
+  { status: "valid"; sameBrowserRequired: true; email: string } | ClosedLink;
+
+export type LinkConfirmation = SignedIn | { status: "other_browser" } | ClosedLink;
+
+/**
+ * The typed code (challenge=pin_code, SPEC 4.2). Every try first reserves one
+ * of the 5 attempts (SPEC 8.2) by a conditional update, and only then is the
+ * PIN compared: however many guesses arrive at once, at most 5 are checked.
+ */
+export async function verifyLoginPin(input: {
+  email: string;
+  pin: string;
+  browserNonce: string;
+  now?: Date;
+}): Promise<PinVerification> {
+  const now = input.now ?? new Date();
+  const challenge = await findNewestOpenChallenge(normalizeEmail(input.email), input.browserNonce);
+  if (!challenge || challenge.expiresAt <= now) return { status: "expired" };
+  if (challenge.attempts >= MAX_PIN_ATTEMPTS) return { status: "locked" };
+
+  const attempts = await reservePinAttempt(challenge.id, now);
+  if (attempts === null) return explainClosedPin(challenge.id, now);
+  if (pinMatches(challenge.id, input.pin, challenge.pinHash)) {
+    return (await signIn(challenge, now)) ?? { status: "expired" };
+  }
+  const attemptsLeft = MAX_PIN_ATTEMPTS - attempts;
+  // The 5th wrong attempt locks the challenge: only a new code can follow.
+  return attemptsLeft > 0 ? { status: "wrong", attemptsLeft } : { status: "locked" };
+}
+
+/** The newest unconsumed challenge of this email requested from this browser. */
+function findNewestOpenChallenge(email: string, browserNonce: string) {
+  if (!browserNonce) return Promise.resolve(null);
+  return db().loginChallenge.findFirst({
+    where: { email, browserHash: hashBrowserNonce(browserNonce), consumedAt: null },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+  });
+}
+
+/**
+ * Counts one attempt if the challenge is open and has attempts left; returns
+ * the attempts used so far, or null when none was left. The row lock the
+ * update takes makes the number read back exactly this attempt's.
+ */
+function reservePinAttempt(challengeId: string, now: Date): Promise<number | null> {
+  return db().$transaction(async (tx) => {
+    const reserved = await tx.loginChallenge.updateMany({
+      where: {
+        id: challengeId,
+        consumedAt: null,
+        expiresAt: { gt: now },
+        attempts: { lt: MAX_PIN_ATTEMPTS },
+      },
+      data: { attempts: { increment: 1 } },
+    });
+    if (reserved.count === 0) return null;
+    const row = await tx.loginChallenge.findUniqueOrThrow({
+      where: { id: challengeId },
+      select: { attempts: true },
+    });
+    return row.attempts;
+  });
+}
+
+/** Why a concurrent request closed the challenge under us: still open means out of attempts. */
+async function explainClosedPin(challengeId: string, now: Date): Promise<PinVerification> {
+  const row = await db().loginChallenge.findUnique({ where: { id: challengeId } });
+  if (row && row.consumedAt === null && row.expiresAt > now) return { status: "locked" };
+  return { status: "expired" };
+}
+
+/**
+ * The magic link's landing page (GET): whether the link can sign in. It
+ * consumes nothing, because mail scanners open links (DESIGN.md §6.2).
+ */
+export async function inspectLoginLink(token: string, now = new Date()): Promise<LinkInspection> {
+  const challenge = await findChallengeByToken(token);
+  if (!challenge || linkState(challenge, now) !== "open") return closedLink(challenge, now);
+  return { status: "valid", sameBrowserRequired: true, email: challenge.email };
+}
+
+/**
+ * The confirm button (POST): only the browser that asked signs in. Another
+ * browser is refused without touching the challenge, so the link keeps
+ * working in the right one.
+ */
+export async function confirmLoginLink(input: {
+  token: string;
+  browserNonce: string | null;
+  now?: Date;
+}): Promise<LinkConfirmation> {
+  const now = input.now ?? new Date();
+  const challenge = await findChallengeByToken(input.token);
+  if (!challenge || linkState(challenge, now) !== "open") return closedLink(challenge, now);
+  if (!isSameBrowser(input.browserNonce, challenge.browserHash)) return { status: "other_browser" };
+
+  const signedIn = await signIn(challenge, now);
+  if (signedIn) return signedIn;
+  // Lost the race to a concurrent confirmation (link or PIN), or expired meanwhile.
+  return closedLink(await findChallengeByToken(input.token), now, "used");
+}
+
+/** Tokens are 256-bit base64url (43 characters); anything else is not looked up. */
+const LINK_TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+
+function findChallengeByToken(token: string): Promise<LoginChallenge | null> {
+  if (!LINK_TOKEN_SHAPE.test(token)) return Promise.resolve(null);
+  return db().loginChallenge.findUnique({ where: { linkTokenHash: hashLinkToken(token) } });
+}
+
+/**
+ * A link is usable until consumed (by itself, by the PIN, or superseded by a
+ * newer request) or expired. A PIN lockout does not close it: the link is a
+ * 256-bit secret from the mailbox bound to the browser, nothing to guess.
+ */
+function linkState(challenge: LoginChallenge | null, now: Date) {
+  if (!challenge) return "unknown" as const;
+  if (challenge.consumedAt) return "used" as const;
+  if (challenge.expiresAt <= now) return "expired" as const;
+  return "open" as const;
+}
+
+function closedLink(
+  challenge: LoginChallenge | null,
+  now: Date,
+  ifOpen: ClosedLink["status"] = "unknown",
+): ClosedLink {
+  const state = linkState(challenge, now);
+  return { status: state === "open" ? ifOpen : state };
+}
+
+/**
+ * Consumes the challenge by one conditional update and finds or creates the
+ * user in the same transaction: the user exists from the first sign-in on,
+ * never from a mere request (which would reveal who has an account).
+ */
+function signIn(challenge: LoginChallenge, now: Date): Promise<SignedIn | null> {
+  return db().$transaction(async (tx) => {
+    const consumed = await tx.loginChallenge.updateMany({
+      where: { id: challenge.id, consumedAt: null, expiresAt: { gt: now } },
+      data: { consumedAt: now },
+    });
+    if (consumed.count === 0) return null;
+    // INSERT … ON CONFLICT DO NOTHING: two first sign-ins of one address (two
+    // browsers) at once both find the one user instead of a unique violation.
+    await tx.user.createMany({ data: [{ email: challenge.email }], skipDuplicates: true });
+    const user = await tx.user.findUniqueOrThrow({
+      where: { email: challenge.email },
+      select: { id: true },
+    });
+    return {
+      status: "ok" as const,
+      userId: user.id,
+      flowId: challenge.flowId,
+      returnUrl: challenge.returnUrl,
+    };
+  });
+}

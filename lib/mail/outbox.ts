@@ -1,0 +1,57 @@
+import { normalizeEmail } from "../auth/email";
+import { db } from "../db/client";
+import { log } from "../log";
+import type { Mailer, MailMessage } from "./types";
+
+/**
+ * The local mailer (DESIGN.md §3: "Mail goes to a local outbox"): every
+ * message is stored in the OutboxMessage table instead of being sent, with
+ * its link and code, so a developer (`npm run admin -- mail last --to …`) and
+ * the Playwright journeys can read it. Chosen only when no mail provider is
+ * configured, which production refuses (lib/mail/index.ts).
+ */
+export class OutboxMailer implements Mailer {
+  readonly name = "outbox";
+
+  async send(message: MailMessage): Promise<void> {
+    await db().outboxMessage.create({
+      data: {
+        to: message.to,
+        subject: message.subject,
+        text: message.text,
+        html: message.html,
+        link: message.link ?? null,
+        code: message.code ?? null,
+      },
+    });
+    // DESIGN.md §8: neither the link nor the code is logged, only where to find them.
+    log.info("mail.stored_in_outbox", { read_with: "npm run admin -- mail last --to <address>" });
+  }
+}
+
+export interface OutboxEntry {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  link: string | null;
+  code: string | null;
+  sentAt: Date;
+}
+
+/** The newest outbox message to an address (normalized like every stored email), or null. */
+export async function findLastMessage(to: string): Promise<OutboxEntry | null> {
+  return db().outboxMessage.findFirst({
+    where: { to: normalizeEmail(to) },
+    orderBy: [{ sentAt: "desc" }, { id: "desc" }],
+    select: {
+      to: true,
+      subject: true,
+      text: true,
+      html: true,
+      link: true,
+      code: true,
+      sentAt: true,
+    },
+  });
+}

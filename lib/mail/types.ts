@@ -1,0 +1,28 @@
+/**
+ * The mail integration's interface (STYLE.md rule 10): a real implementation
+ * (Resend) and a local one (the outbox table), chosen by configuration in
+ * lib/mail/index.ts. Callers only ever see `Mailer`.
+ */
+
+export interface MailMessage {
+  /** A normalized address (lib/auth/email.ts). */
+  to: string;
+  subject: string;
+  /** The plain-text part; every mail has one. */
+  text: string;
+  html: string;
+  /**
+   * The sign-in link and code this mail carries. Only the local outbox keeps
+   * them (so QA and the Playwright journeys can read them); a real provider
+   * never receives them outside the body.
+   */
+  link?: string;
+  code?: string;
+}
+
+export interface Mailer {
+  /** "resend" or "outbox": which implementation configuration chose. */
+  readonly name: string;
+  /** Resolves once the message is accepted; rejects with a MailError otherwise. */
+  send(message: MailMessage): Promise<void>;
+}
