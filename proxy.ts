@@ -1,7 +1,14 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { getEnv } from "./lib/env";
 import { clientIpOf } from "./lib/http/client-ip";
-import { baselineHeaders, createNonce, pageCsp } from "./lib/http/security-headers";
+import {
+  baselineHeaders,
+  createNonce,
+  formActionAllowedAnywhere,
+  isRouteHandler,
+  pageCsp,
+  PATH_HEADER,
+} from "./lib/http/security-headers";
 import { countRequest } from "./lib/ratelimit/limiter";
 import { policyForPath } from "./lib/ratelimit/policies";
 
@@ -13,14 +20,6 @@ import { policyForPath } from "./lib/ratelimit/policies";
  *    baseline. Route handlers set their own Content-Security-Policy (JSON:
  *    nothing may load; the relay page: its script hash), so it is left alone.
  */
-const ROUTE_HANDLER_PREFIXES = ["/api/", "/oauth/", "/.well-known/", "/healthz", "/logos/"];
-
-function isRouteHandler(pathname: string): boolean {
-  return ROUTE_HANDLER_PREFIXES.some(
-    (prefix) => pathname === prefix.replace(/\/$/, "") || pathname.startsWith(prefix),
-  );
-}
-
 async function rateLimited(request: NextRequest): Promise<NextResponse | null> {
   const policy = policyForPath(request.nextUrl.pathname);
   if (!policy) return null;
@@ -43,10 +42,15 @@ export async function proxy(request: NextRequest) {
 
 function securedPassThrough(request: NextRequest): NextResponse {
   if (isRouteHandler(request.nextUrl.pathname)) return NextResponse.next();
+  const { pathname } = request.nextUrl;
   const nonce = createNonce();
-  const csp = pageCsp(nonce, { development: getEnv().nodeEnv === "development" });
+  const csp = pageCsp(nonce, {
+    development: getEnv().nodeEnv === "development",
+    formActionAnywhere: formActionAllowedAnywhere(pathname),
+  });
   const requestHeaders = new Headers(request.headers);
   requestHeaders.set("x-nonce", nonce);
+  requestHeaders.set(PATH_HEADER, pathname);
   requestHeaders.set("Content-Security-Policy", csp);
   const response = NextResponse.next({ request: { headers: requestHeaders } });
   response.headers.set("Content-Security-Policy", csp);

@@ -6,7 +6,7 @@ import "./globals.css";
 
 export async function generateMetadata(): Promise<Metadata> {
   const t = await getTranslations("Common");
-  return { title: t("serviceName"), referrer: "no-referrer" };
+  return { title: t("serviceName"), referrer: "same-origin" };
 }
 
 export default async function RootLayout({ children }: { children: ReactNode }) {

@@ -10,7 +10,7 @@ test("the home page renders with a nonce-based CSP and no violations", async ({ 
   const csp = response?.headers()["content-security-policy"] ?? "";
   expect(csp).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]+' 'strict-dynamic'/);
   expect(csp).toContain("frame-ancestors 'none'");
-  expect(response?.headers()["referrer-policy"]).toBe("no-referrer");
+  expect(response?.headers()["referrer-policy"]).toBe("same-origin");
   await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
   // Hydration ran: Next's scripts carried the nonce and were not blocked.
   await expect(page.locator("script[nonce]").first()).toBeAttached();

@@ -1,6 +1,9 @@
+import { readdirSync } from "node:fs";
+import path from "node:path";
 import { NextRequest } from "next/server";
 import { describe, expect, it } from "vitest";
 import { CLIENT_IP_HEADER } from "../lib/http/client-ip";
+import { isRouteHandler } from "../lib/http/security-headers";
 import { proxy } from "../proxy";
 import { atWindowStart } from "./rate-windows";
 
@@ -63,7 +66,7 @@ describe("proxy: security headers", () => {
     expect(api.headers.get("content-security-policy")).toBeNull();
     for (const response of [page, api]) {
       expect(response.headers.get("x-content-type-options")).toBe("nosniff");
-      expect(response.headers.get("referrer-policy")).toBe("no-referrer");
+      expect(response.headers.get("referrer-policy")).toBe("same-origin");
       expect(response.headers.get("x-frame-options")).toBe("DENY");
     }
   });
@@ -72,5 +75,36 @@ describe("proxy: security headers", () => {
     const first = (await proxy(request("/", freshIp()))).headers.get("content-security-policy");
     const second = (await proxy(request("/", freshIp()))).headers.get("content-security-policy");
     expect(first).not.toBe(second);
+  });
+});
+
+/** Every route.ts and page.tsx under app/, as the URL path it serves (groups dropped). */
+function appEntries(kind: "route.ts" | "page.tsx"): string[] {
+  const root = path.join(__dirname, "..", "app");
+  return readdirSync(root, { recursive: true, encoding: "utf8" })
+    .filter((file) => path.basename(file) === kind)
+    .map((file) => {
+      const segments = path
+        .dirname(file)
+        .split(path.sep)
+        .filter((segment) => segment !== "." && !/^\(.*\)$/.test(segment))
+        .map((segment) => (segment.startsWith("[") ? "any" : segment));
+      return `/${segments.join("/")}`;
+    });
+}
+
+describe("proxy: which responses keep their own CSP", () => {
+  it("knows every route handler, so the relay page's CSP is never replaced", () => {
+    const routes = appEntries("route.ts");
+    expect(routes).toContain("/banks/callback");
+    expect(routes.filter((route) => !isRouteHandler(route))).toEqual([]);
+  });
+
+  it("gives every page the nonce CSP", async () => {
+    const pages = appEntries("page.tsx");
+    expect(pages).toContain("/consent");
+    expect(pages.filter((page) => isRouteHandler(page))).toEqual([]);
+    const relayFromCallback = await proxy(request("/banks/callback", freshIp()));
+    expect(relayFromCallback.headers.get("content-security-policy")).toBeNull();
   });
 });

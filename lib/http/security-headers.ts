@@ -10,7 +10,50 @@ export function createNonce(): string {
   return btoa(String.fromCharCode(...bytes));
 }
 
-export function pageCsp(nonce: string, options: { development: boolean }): string {
+const ROUTE_HANDLER_PREFIXES = ["/api/", "/oauth/", "/.well-known/", "/healthz", "/logos/"];
+/** The hosted flow's form endpoints: they answer with redirects or the relay page. */
+const FLOW_ROUTE_HANDLERS = new Set([
+  "/login/request",
+  "/login/code",
+  "/login/link/confirm",
+  "/setup/key",
+  "/banks/start",
+  "/banks/callback",
+  "/banks/continue",
+  "/consent/approve",
+  "/sandbox/authorize/decision",
+]);
+
+/**
+ * Paths served by route handlers, which set their own Content-Security-Policy
+ * (JSON: nothing may load; the relay page: its script hash and a form-action
+ * open to the partner). The proxy leaves their CSP alone.
+ */
+export function isRouteHandler(pathname: string): boolean {
+  return (
+    FLOW_ROUTE_HANDLERS.has(pathname) ||
+    ROUTE_HANDLER_PREFIXES.some(
+      (prefix) => pathname === prefix.replace(/\/$/, "") || pathname.startsWith(prefix),
+    )
+  );
+}
+
+/** Request header carrying a page's path to server components (proxy.ts sets it). */
+export const PATH_HEADER = "x-bank-connect-path";
+
+/**
+ * The consent page relays to the partner from the browser (user-key mode:
+ * the private key never reaches the server), so its forms may post to the
+ * partner's redirect URI; every other page posts only to this origin.
+ */
+export function formActionAllowedAnywhere(pathname: string): boolean {
+  return pathname === "/consent";
+}
+
+export function pageCsp(
+  nonce: string,
+  options: { development: boolean; formActionAnywhere?: boolean },
+): string {
   const directives = [
     "default-src 'self'",
     // 'strict-dynamic' lets the nonced framework scripts load their chunks.
@@ -22,7 +65,7 @@ export function pageCsp(nonce: string, options: { development: boolean }): strin
     "connect-src 'self'",
     "object-src 'none'",
     "base-uri 'none'",
-    "form-action 'self'",
+    ...(options.formActionAnywhere ? [] : ["form-action 'self'"]),
     "frame-ancestors 'none'",
   ];
   return directives.join("; ");
@@ -34,7 +77,10 @@ export const API_CSP = "default-src 'none'; frame-ancestors 'none'";
 export function baselineHeaders(options: { https: boolean }): Record<string, string> {
   const headers: Record<string, string> = {
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    // Nothing leaves for another origin, but our own form POSTs keep their
+    // Origin header (with no-referrer, browsers send `Origin: null`), which
+    // the CSRF check needs. The relay page sets no-referrer itself.
+    "Referrer-Policy": "same-origin",
     "X-Frame-Options": "DENY",
     "Cross-Origin-Opener-Policy": "same-origin",
     "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=()",
