@@ -6,6 +6,7 @@ import { REPO_ROOT } from "../../scripts/lib/database";
 import { serveNext, type RunningServer } from "../../scripts/lib/http-server";
 import { seedDemo } from "../../scripts/lib/seed";
 import { createTestDatabase } from "../../test/test-database";
+import { publishDatabaseUrl } from "./database";
 import { E2E_ORIGIN, E2E_PORT } from "./origin";
 
 /**
@@ -29,6 +30,7 @@ async function main() {
   setSetting("ISSUER", E2E_ORIGIN);
   const database = await createTestDatabase("e2e");
   setSetting("DATABASE_URL", database.url);
+  publishDatabaseUrl(database.url);
 
   let server: RunningServer | undefined;
   let stopping = false;

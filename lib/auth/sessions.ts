@@ -19,6 +19,7 @@ export interface SignedInUser {
   userId: string;
   email: string;
   publicKey: string | null;
+  locale: string | null;
 }
 
 /** Starts a session; returns the Set-Cookie value for the response. */
@@ -38,15 +39,19 @@ export async function createBrowserSession(userId: string, now = new Date()): Pr
 }
 
 /** The signed-in user of a request, or null (no cookie, unknown or expired session). */
-export async function findSignedInUser(
-  request: Request,
+export function findSignedInUser(request: Request, now = new Date()): Promise<SignedInUser | null> {
+  return findSessionUser(readCookie(request, sessionCookieName()), now);
+}
+
+/** The user a session-cookie value stands for, or null (server components read the cookie). */
+export async function findSessionUser(
+  token: string | null | undefined,
   now = new Date(),
 ): Promise<SignedInUser | null> {
-  const token = readCookie(request, sessionCookieName());
   if (!token) return null;
   const session = await db().browserSession.findUnique({
     where: { idHash: keyedHash("browser-session", token) },
-    include: { user: { select: { email: true, publicKey: true } } },
+    include: { user: { select: { email: true, publicKey: true, locale: true } } },
   });
   if (!session || session.expiresAt <= now) return null;
   return {
@@ -54,6 +59,7 @@ export async function findSignedInUser(
     userId: session.userId,
     email: session.user.email,
     publicKey: session.user.publicKey,
+    locale: session.user.locale,
   };
 }
 

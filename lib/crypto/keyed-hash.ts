@@ -25,6 +25,7 @@ export const KEYED_HASH_PURPOSES = [
   "uid",
   "upstream-session",
   "transaction-dedupe",
+  "bank-state",
 ] as const;
 
 export type KeyedHashPurpose = (typeof KEYED_HASH_PURPOSES)[number];

@@ -51,19 +51,39 @@ export async function createFlow(
 }
 
 /** The live flow bound to this browser, or null. */
-export async function findBrowserFlow(request: Request, now = new Date()) {
-  const value = readCookie(request, flowCookieName());
+export function findBrowserFlow(request: Request, now = new Date()) {
+  return findFlowByCookie(readCookie(request, flowCookieName()), now);
+}
+
+/** The live flow a flow-cookie value stands for, or null (server components read the cookie). */
+export async function findFlowByCookie(value: string | null | undefined, now = new Date()) {
   const match = value ? /^([0-9a-f-]{36})\.([A-Za-z0-9_-]{20,100})$/.exec(value) : null;
   if (!match) return null;
   const [, flowId = "", secret = ""] = match;
   const flow = await db().flow.findUnique({
     where: { id: flowId },
     include: {
+      user: { select: { id: true, email: true, publicKey: true, locale: true } },
       client: {
         select: {
           id: true,
           name: true,
-          partner: { select: { id: true, status: true, recipientPublicKey: true } },
+          partner: {
+            select: {
+              id: true,
+              name: true,
+              status: true,
+              recipientPublicKey: true,
+              displayName: true,
+              logoHash: true,
+              accentColor: true,
+              supportUrl: true,
+              termsUrl: true,
+              privacyUrl: true,
+              purpose: true,
+              defaultLanguage: true,
+            },
+          },
         },
       },
     },

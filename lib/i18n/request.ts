@@ -1,5 +1,9 @@
 import { cookies, headers } from "next/headers";
 import { getRequestConfig } from "next-intl/server";
+import { findSessionUser, sessionCookieName } from "../auth/sessions";
+import { flowCookieName, findFlowByCookie } from "../flow/flows";
+import { flowLocale, isFlowScreen } from "../flow/locale";
+import { PATH_HEADER } from "../http/security-headers";
 import { isLocale, negotiateLocale, type Locale } from "./locales";
 import { loadMessages } from "./messages";
 
@@ -7,20 +11,26 @@ import { loadMessages } from "./messages";
 export const LOCALE_COOKIE = "bc_locale";
 
 /**
- * next-intl request configuration. Screens that know more (a flow's
- * ui_locales, the partner's default) pass `locale` explicitly; everything else
- * falls back to the user's pick and the browser's Accept-Language.
+ * next-intl request configuration. Flow screens speak the flow's language
+ * (ui_locales → the user's choice → the partner's default → Accept-Language
+ * → en); other pages the user's pick and Accept-Language. Callers that know
+ * better pass `locale` explicitly.
  */
 export default getRequestConfig(async ({ locale: explicit }) => {
-  let locale: Locale;
-  if (isLocale(explicit)) {
-    locale = explicit;
-  } else {
-    const [cookieStore, headerStore] = await Promise.all([cookies(), headers()]);
-    locale = negotiateLocale({
-      userChoice: cookieStore.get(LOCALE_COOKIE)?.value,
-      acceptLanguage: headerStore.get("accept-language"),
-    });
-  }
+  const locale = isLocale(explicit) ? explicit : await requestLocale();
   return { locale, messages: await loadMessages(locale) };
 });
+
+async function requestLocale(): Promise<Locale> {
+  const [cookieStore, headerStore] = await Promise.all([cookies(), headers()]);
+  const acceptLanguage = headerStore.get("accept-language");
+  const userChoice = cookieStore.get(LOCALE_COOKIE)?.value;
+  if (!isFlowScreen(headerStore.get(PATH_HEADER) ?? "")) {
+    return negotiateLocale({ userChoice, acceptLanguage });
+  }
+  const [flow, user] = await Promise.all([
+    findFlowByCookie(cookieStore.get(flowCookieName())?.value),
+    findSessionUser(cookieStore.get(sessionCookieName())?.value),
+  ]);
+  return flowLocale({ flow, userChoice: user?.locale ?? userChoice, acceptLanguage });
+}

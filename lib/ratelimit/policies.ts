@@ -16,8 +16,9 @@ export const RATE_LIMIT_POLICIES = {
   // of the address, not the client IP): one mail a minute, five per 15 min.
   "login-email-minute": { limit: 1, windowSeconds: 60 },
   "login-email": { limit: 5, windowSeconds: 15 * 60 },
-  // Sign-in requests per client IP, whatever the address asked for.
-  "login-ip": { limit: 20, windowSeconds: 15 * 60 },
+  // Sign-in mails per client IP, whatever the address: as many a minute as
+  // authorize allows flows, so a shared office address is not locked out.
+  "login-ip": { limit: 30, windowSeconds: 60 },
 } as const satisfies Record<string, RateLimitPolicy>;
 
 export type RateLimitPolicyName = keyof typeof RATE_LIMIT_POLICIES;

@@ -1,0 +1,7 @@
+import { handleBankContinue } from "@/lib/flow/banks";
+
+export const dynamic = "force-dynamic";
+
+export function POST(request: Request) {
+  return handleBankContinue(request);
+}

@@ -1,0 +1,91 @@
+import { redirect } from "next/navigation";
+import { getLocale, getTranslations } from "next-intl/server";
+import { tenantSubject } from "@/lib/banking/tenants";
+import { db } from "@/lib/db/client";
+import { csrfToken } from "@/lib/flow/csrf";
+import { keyModeOf } from "@/lib/flow/flows";
+import { FlowShell, SERVICE_NAME } from "../_components/flow-shell";
+import { loadFlowScreen } from "../_lib/context";
+import { ApproveWithKey } from "./approve-with-key";
+
+/**
+ * DESIGN.md §6.5: what is shared (accounts.read), with whom, for how long,
+ * from which banks. Partner-key mode approves with a plain form; user-key
+ * mode unlocks the key in the browser and relays from there.
+ */
+export default async function ConsentPage() {
+  const { flow, user, branding } = await loadFlowScreen();
+  if (!flow) redirect("/error?reason=expired");
+  if (!user || flow.userId !== user.userId) redirect("/login");
+  const keyMode = keyModeOf(flow.client.partner);
+  const subject = tenantSubject(flow.client.partner?.id ?? null, {
+    id: user.userId,
+    email: user.email,
+  });
+  const connections = await db().connection.findMany({
+    where: { tenant: { subject } },
+    select: { id: true, aspspName: true, aspspCountry: true },
+    orderBy: { createdAt: "asc" },
+  });
+  if (keyMode === "user" && !user.publicKey) redirect("/setup");
+  if (keyMode === "user" && connections.length === 0) redirect("/banks");
+
+  const t = await getTranslations("Consent");
+  const regionNames = new Intl.DisplayNames([await getLocale()], { type: "region" });
+  const partner = branding?.name ?? SERVICE_NAME;
+
+  return (
+    <FlowShell flow={flow} branding={branding}>
+      <h1>{t("title", { partner })}</h1>
+      <p>{t("willRead", { partner })}</p>
+      <ul>
+        <li>{t("accounts")}</li>
+        <li>{t("balances")}</li>
+        <li>{t("transactions")}</li>
+        <li>{t("connections")}</li>
+      </ul>
+      {branding?.purpose ? (
+        <section aria-labelledby="purpose-title">
+          <h2 id="purpose-title">{t("purposeTitle", { partner })}</h2>
+          <p>{branding.purpose}</p>
+        </section>
+      ) : null}
+      <p>{t("duration", { partner })}</p>
+      <p className="notice">{t("encrypted", { partner, service: SERVICE_NAME })}</p>
+      <section aria-labelledby="banks-title">
+        <h2 id="banks-title">{t("banksTitle")}</h2>
+        {connections.length === 0 ? (
+          <p>{t("noBanks")}</p>
+        ) : (
+          <ul className="bank-list">
+            {connections.map((connection) => (
+              <li key={connection.id}>
+                {connection.aspspName} · {regionNames.of(connection.aspspCountry)}
+              </li>
+            ))}
+          </ul>
+        )}
+        {connections.length > 0 ? (
+          <p>
+            <a href="/banks">{t("addBank")}</a>
+          </p>
+        ) : null}
+      </section>
+      {keyMode === "partner" ? (
+        <form method="post" action="/consent/approve">
+          <input type="hidden" name="csrf" value={csrfToken(flow, "approve")} />
+          <button type="submit" className="button">
+            {t("approve")}
+          </button>
+        </form>
+      ) : (
+        <ApproveWithKey
+          csrf={csrfToken(flow, "approve")}
+          userId={user.userId}
+          registeredPublicKey={user.publicKey ?? ""}
+          partner={partner}
+        />
+      )}
+    </FlowShell>
+  );
+}

@@ -1,0 +1,7 @@
+import { handleLoginRequest } from "@/lib/flow/login";
+
+export const dynamic = "force-dynamic";
+
+export function POST(request: Request) {
+  return handleLoginRequest(request);
+}

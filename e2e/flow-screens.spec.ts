@@ -1,0 +1,239 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
+import {
+  authorizePath,
+  createJourneyClient,
+  lastMail,
+  newPkce,
+  requestLoginMail,
+  signInByLink,
+  uniqueEmail,
+} from "./support/journey";
+import { E2E_ORIGIN } from "./support/origin";
+import { startPartnerApp, type PartnerApp } from "./support/partner-app";
+
+test.describe.configure({ timeout: 120_000 });
+
+let partnerApp: PartnerApp;
+test.beforeAll(async () => {
+  partnerApp = await startPartnerApp();
+});
+test.afterAll(async () => partnerApp.close());
+
+const LOCALES = ["da", "de", "en", "es", "fi", "fr", "it", "nb", "nl", "pl", "pt", "sv"] as const;
+type Catalogue = Record<string, Record<string, string>>;
+const catalogue = (locale: string): Catalogue =>
+  JSON.parse(
+    readFileSync(path.resolve(import.meta.dirname, `../messages/${locale}.json`), "utf8"),
+  ) as Catalogue;
+const SCREEN_NAMESPACES = [
+  "Flow",
+  "Login",
+  "LoginLink",
+  "Setup",
+  "Banks",
+  "SandboxBank",
+  "Consent",
+];
+
+/** English strings (placeholder-free parts) that must not show on a screen in another language. */
+function englishLeftovers(text: string, locale: string, namespaces = SCREEN_NAMESPACES): string[] {
+  if (locale === "en") return [];
+  const en = catalogue("en");
+  const translated = catalogue(locale);
+  const found: string[] = [];
+  for (const namespace of namespaces) {
+    for (const [key, english] of Object.entries(en[namespace] ?? {})) {
+      if (translated[namespace]?.[key] === english) continue;
+      for (const fragment of english.split(/\{[^}]*\}|#/)) {
+        const piece = fragment.trim();
+        if (piece.length >= 12 && text.includes(piece))
+          found.push(`${namespace}.${key}: "${piece}"`);
+      }
+    }
+  }
+  return found;
+}
+
+async function expectAccessible(page: Page) {
+  const results = await new AxeBuilder({ page }).analyze();
+  const serious = results.violations.filter(
+    (v) => v.impact === "serious" || v.impact === "critical",
+  );
+  expect(
+    serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
+  ).toEqual([]);
+}
+
+async function expectScreenIn(page: Page, locale: string) {
+  await expect(page.locator("html")).toHaveAttribute("lang", locale);
+  expect(englishLeftovers(await page.locator("body").innerText(), locale)).toEqual([]);
+}
+
+async function expectCancelled(page: Page, state: string) {
+  const relay = partnerApp.nextRelay();
+  await page.locator('form[action="/oauth/cancel"] button[type="submit"]').click();
+  const values = Object.fromEntries(await relay);
+  expect(values).toMatchObject({ error: "access_denied", state, iss: E2E_ORIGIN });
+  // The browser lands on the partner's page before the test goes on.
+  await page.waitForURL(partnerApp.redirectUri);
+}
+
+test.describe("back to the partner (SPEC 4.2 outcome 5)", () => {
+  test("from login", async ({ page }) => {
+    const client = await createJourneyClient(partnerApp.redirectUri);
+    await page.goto(authorizePath(client, newPkce().challenge, { state: "c-login" }));
+    await expect(page).toHaveURL(/\/login/);
+    await expectCancelled(page, "c-login");
+  });
+
+  test("from key setup", async ({ page }) => {
+    const client = await createJourneyClient(partnerApp.redirectUri);
+    await page.goto(authorizePath(client, newPkce().challenge, { state: "c-setup" }));
+    await signInByLink(page, uniqueEmail());
+    await expect(page).toHaveURL(/\/setup$/);
+    await expectCancelled(page, "c-setup");
+  });
+
+  test("from the bank picker and from consent", async ({ page }) => {
+    const client = await createJourneyClient(partnerApp.redirectUri, { recipientKey: true });
+    await page.goto(authorizePath(client, newPkce().challenge, { state: "c-consent" }));
+    await signInByLink(page, uniqueEmail());
+    await expect(page).toHaveURL(/\/consent$/);
+    await expectCancelled(page, "c-consent");
+
+    await page.goto(authorizePath(client, newPkce().challenge, { state: "c-banks" }));
+    await expect(page).toHaveURL(/\/consent$/);
+    await page.locator('form[action="/consent/approve"] button[type="submit"]').click();
+    await expect(page).toHaveURL(/\/banks/);
+    await expectCancelled(page, "c-banks");
+  });
+});
+
+test.describe("languages and accessibility (SPEC 4.2 ui_locales)", () => {
+  test("ui_locales=de-DE en renders every screen in German, accessibly", async ({ page }) => {
+    const client = await createJourneyClient(partnerApp.redirectUri);
+    await page.goto(authorizePath(client, newPkce().challenge, { ui_locales: "de-DE en" }));
+    await expectScreenIn(page, "de");
+    await expectAccessible(page);
+    const email = uniqueEmail();
+    await requestLoginMail(page, email);
+    await expectScreenIn(page, "de");
+    await expectAccessible(page);
+    await page.goto((await lastMail(email)).link ?? "");
+    await expectScreenIn(page, "de");
+    await expectAccessible(page);
+    await page.locator('form[action="/login/link/confirm"] button[type="submit"]').click();
+    await expect(page).toHaveURL(/\/setup$/);
+    await expectScreenIn(page, "de");
+    await expectAccessible(page);
+    // The mail speaks German too.
+    const mail = await lastMail(email);
+    expect(englishLeftovers(`${mail.subject}\n${mail.text}`, "de", ["Mail"])).toEqual([]);
+  });
+
+  test("an unsupported ui_locales value is ignored", async ({ browser }) => {
+    const context = await browser.newContext({ locale: "sv-SE" });
+    const page = await context.newPage();
+    const client = await createJourneyClient(partnerApp.redirectUri);
+    await page.goto(authorizePath(client, newPkce().challenge, { ui_locales: "xx" }));
+    await expectScreenIn(page, "sv");
+    await context.close();
+  });
+
+  for (const locale of LOCALES) {
+    test(`a whole journey in ${locale} shows no English leftovers`, async ({ page }) => {
+      const client = await createJourneyClient(partnerApp.redirectUri, { recipientKey: true });
+      await page.goto(authorizePath(client, newPkce().challenge, { ui_locales: locale }));
+      await expectScreenIn(page, locale);
+      const email = uniqueEmail();
+      await requestLoginMail(page, email);
+      await expectScreenIn(page, locale);
+      await page.goto((await lastMail(email)).link ?? "");
+      await expectScreenIn(page, locale);
+      await page.locator('form[action="/login/link/confirm"] button[type="submit"]').click();
+      await expect(page).toHaveURL(/\/consent$/);
+      await expectScreenIn(page, locale);
+      await page.locator('form[action="/consent/approve"] button[type="submit"]').click();
+      await expect(page).toHaveURL(/\/banks/);
+      await expectScreenIn(page, locale);
+      const relay = partnerApp.nextRelay();
+      await page.locator(".bank-list li").first().locator('button[type="submit"]').click();
+      await expectScreenIn(page, locale);
+      await expectAccessible(page);
+      await page.locator('button[value="approve"]').click();
+      expect(Object.fromEntries(await relay).code).toBeTruthy();
+    });
+  }
+});
+
+test.describe("security of the screens", () => {
+  test("screens refuse framing", async ({ request }) => {
+    const response = await request.get("/login");
+    expect(response.headers()["content-security-policy"]).toContain("frame-ancestors 'none'");
+    expect(response.headers()["x-frame-options"]).toBe("DENY");
+  });
+
+  test("consent approval without the flow's CSRF token, or from a foreign Origin, is refused", async ({
+    page,
+  }) => {
+    const client = await createJourneyClient(partnerApp.redirectUri, { recipientKey: true });
+    await page.goto(authorizePath(client, newPkce().challenge));
+    await signInByLink(page, uniqueEmail());
+    await expect(page).toHaveURL(/\/consent$/);
+    const csrf = await page
+      .locator('form[action="/consent/approve"] input[name="csrf"]')
+      .inputValue();
+    const post = (form: Record<string, string>, origin: string) =>
+      page.request.post("/consent/approve", { form, headers: { Origin: origin }, maxRedirects: 0 });
+    expect((await post({}, E2E_ORIGIN)).status()).toBe(403);
+    expect((await post({ csrf: "forged" }, E2E_ORIGIN)).status()).toBe(403);
+    expect((await post({ csrf }, "https://evil.example")).status()).toBe(403);
+    expect((await post({ csrf }, E2E_ORIGIN)).status()).toBe(303);
+  });
+
+  test("a magic link survives a mail scanner's GET and HEAD and signs in only the browser that asked", async ({
+    page,
+    browser,
+    request,
+  }) => {
+    const client = await createJourneyClient(partnerApp.redirectUri);
+    await page.goto(authorizePath(client, newPkce().challenge));
+    const email = uniqueEmail();
+    await requestLoginMail(page, email);
+    const link = (await lastMail(email)).link ?? "";
+    expect((await request.get(link)).status()).toBe(200);
+    expect((await request.head(link)).status()).toBe(200);
+
+    const other = await browser.newContext();
+    const otherPage = await other.newPage();
+    await otherPage.goto(link);
+    await otherPage.locator('form[action="/login/link/confirm"] button[type="submit"]').click();
+    await expect(otherPage.locator("main [role=alert]")).toBeVisible();
+    expect((await other.cookies()).some((cookie) => cookie.name === "bc_session")).toBe(false);
+    await other.close();
+
+    await page.goto(link);
+    await page.locator('form[action="/login/link/confirm"] button[type="submit"]').click();
+    await expect(page).toHaveURL(/\/setup$/);
+  });
+
+  test("a sixth wrong code is refused even with the right code", async ({ page }) => {
+    const client = await createJourneyClient(partnerApp.redirectUri);
+    await page.goto(authorizePath(client, newPkce().challenge, { challenge: "pin_code" }));
+    const email = uniqueEmail();
+    await requestLoginMail(page, email);
+    const code = (await lastMail(email)).code ?? "";
+    const wrong = code === "000000" ? "111111" : "000000";
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      await page.locator("#code").fill(wrong);
+      await page.locator('form[action="/login/code"] button[type="submit"]').click();
+      await expect(page.locator("main [role=alert]")).toBeVisible();
+    }
+    await page.locator("#code").fill(code);
+    await page.locator('form[action="/login/code"] button[type="submit"]').click();
+    await expect(page).toHaveURL(/error=locked/);
+  });
+});

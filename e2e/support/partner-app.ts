@@ -1,0 +1,50 @@
+import { createServer, type Server } from "node:http";
+import { findFreePort } from "../../scripts/lib/embedded-postgres";
+
+/**
+ * A stand-in partner application: a real HTTP server on loopback that
+ * receives the form_post relay (SPEC 2.2) at /callback and remembers the
+ * fields in the order they arrived.
+ */
+export interface PartnerApp {
+  redirectUri: string;
+  /** Resolves with the next relay the app receives. */
+  nextRelay(): Promise<[string, string][]>;
+  close(): Promise<void>;
+}
+
+export async function startPartnerApp(): Promise<PartnerApp> {
+  const port = await findFreePort();
+  const waiting: ((fields: [string, string][]) => void)[] = [];
+  const received: [string, string][][] = [];
+
+  const server: Server = createServer((request, response) => {
+    if (request.method !== "POST" || request.url !== "/callback") {
+      response.writeHead(404).end();
+      return;
+    }
+    let body = "";
+    request.setEncoding("utf8");
+    request.on("data", (chunk: string) => (body += chunk));
+    request.on("end", () => {
+      const fields = [...new URLSearchParams(body).entries()];
+      const waiter = waiting.shift();
+      if (waiter) waiter(fields);
+      else received.push(fields);
+      response.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
+      response.end("<!doctype html><title>Partner app</title><h1>Relay received</h1>");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+
+  return {
+    redirectUri: `http://127.0.0.1:${port}/callback`,
+    nextRelay: () =>
+      new Promise((resolve) => {
+        const ready = received.shift();
+        if (ready) resolve(ready);
+        else waiting.push(resolve);
+      }),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}

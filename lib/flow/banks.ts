@@ -1,0 +1,137 @@
+import { findSignedInUser } from "../auth/sessions";
+import { storeBankSession } from "../banking/ingest";
+import { ensureTenant } from "../banking/tenants";
+import { keyedHash } from "../crypto/keyed-hash";
+import { randomToken } from "../crypto/random";
+import { db } from "../db/client";
+import { getEnv } from "../env";
+import { log } from "../log";
+import { upstream } from "../upstream";
+import { isSameOrigin, isValidCsrfToken } from "./csrf";
+import { findBrowserFlow } from "./flows";
+import { flowLocale } from "./locale";
+import { serverRelay } from "./relay-for-flow";
+import { resolveNextStep } from "./steps";
+
+/**
+ * The bank picker (DESIGN.md §6.4): start a consent at the upstream, then
+ * take its callback, fetch, seal to the tenant's key and store.
+ */
+
+const AUTHORIZATION_LIFETIME_MS = 30 * 60 * 1000;
+const PSU_TYPES = ["personal", "business"] as const;
+
+const redirect = (location: string) =>
+  new Response(null, { status: 303, headers: { Location: location, "Cache-Control": "no-store" } });
+
+export async function handleBankStart(request: Request): Promise<Response> {
+  if (!isSameOrigin(request)) return new Response(null, { status: 403 });
+  const [flow, user] = await Promise.all([findBrowserFlow(request), findSignedInUser(request)]);
+  if (!flow) return redirect("/error?reason=expired");
+  if (!user || flow.userId !== user.userId) return redirect("/login");
+  const form = new URLSearchParams(await request.text());
+  if (!isValidCsrfToken(flow, "bank", form.get("csrf"))) return new Response(null, { status: 403 });
+
+  const country = form.get("country") ?? "";
+  const name = form.get("bank") ?? "";
+  const psuType = PSU_TYPES.find((type) => type === form.get("psuType")) ?? "personal";
+  const aspsp = (await upstream().listBanks({ country })).find((bank) => bank.name === name);
+  if (!aspsp || !aspsp.psuTypes.includes(psuType)) return redirect("/banks?notice=failed");
+
+  const state = randomToken();
+  const now = new Date();
+  await db().bankAuthorization.create({
+    data: {
+      flowId: flow.id,
+      stateHash: keyedHash("bank-state", state),
+      upstream: upstream().name,
+      aspspName: aspsp.name,
+      aspspCountry: aspsp.country,
+      psuType,
+      expiresAt: new Date(now.getTime() + AUTHORIZATION_LIFETIME_MS),
+    },
+  });
+  const language = flowLocale({
+    flow,
+    userChoice: user.locale,
+    acceptLanguage: request.headers.get("accept-language"),
+  });
+  const started = await upstream().startAuthorization({
+    aspsp: { name: aspsp.name, country: aspsp.country },
+    psuType,
+    redirectUrl: `${getEnv().issuer}/banks/callback`,
+    state,
+    validUntil: new Date(now.getTime() + aspsp.maxConsentDays * 24 * 60 * 60 * 1000),
+    language,
+  });
+  return redirect(started.url);
+}
+
+export async function handleBankCallback(request: Request): Promise<Response> {
+  const params = new URL(request.url).searchParams;
+  const [flow, user] = await Promise.all([findBrowserFlow(request), findSignedInUser(request)]);
+  if (!flow) return redirect("/error?reason=expired");
+  if (!user || flow.userId !== user.userId) return redirect("/login");
+  const state = params.get("state") ?? "";
+  const authorization = await db().bankAuthorization.findUnique({
+    where: { stateHash: keyedHash("bank-state", state) },
+  });
+  // Bound to this browser's flow, used once, not stale.
+  if (
+    !authorization ||
+    authorization.flowId !== flow.id ||
+    authorization.completedAt ||
+    authorization.expiresAt <= new Date()
+  ) {
+    return redirect("/banks?notice=failed");
+  }
+  const done = await db().bankAuthorization.updateMany({
+    where: { id: authorization.id, completedAt: null },
+    data: { completedAt: new Date() },
+  });
+  if (done.count !== 1) return redirect("/banks?notice=failed");
+  if (params.get("error")) return redirect("/banks?notice=denied");
+
+  try {
+    const session = await upstream().completeAuthorization({ code: params.get("code") ?? "" });
+    const person = await db().user.findUniqueOrThrow({ where: { id: user.userId } });
+    const tenant = await db().$transaction((tx) =>
+      ensureTenant(tx, { user: person, partner: flow.client.partner }),
+    );
+    const sealing = await db().tenant.findUniqueOrThrow({ where: { id: tenant.id } });
+    if (!sealing.sealingKey) return redirect("/setup");
+    await storeBankSession({
+      tenantId: tenant.id,
+      sealingKey: sealing.sealingKey,
+      upstream: upstream(),
+      session,
+    });
+  } catch (error) {
+    log.warn("banks.callback_failed", { error });
+    return redirect("/banks?notice=failed");
+  }
+  const next = await resolveNextStep(flow, {
+    id: user.userId,
+    email: user.email,
+    publicKey: user.publicKey,
+  });
+  if (next.step === "relay") return serverRelay(request, flow, user);
+  return redirect(next.path);
+}
+
+/** "Continue" on the bank picker when a bank is already connected. */
+export async function handleBankContinue(request: Request): Promise<Response> {
+  if (!isSameOrigin(request)) return new Response(null, { status: 403 });
+  const [flow, user] = await Promise.all([findBrowserFlow(request), findSignedInUser(request)]);
+  if (!flow) return redirect("/error?reason=expired");
+  if (!user || flow.userId !== user.userId) return redirect("/login");
+  const form = new URLSearchParams(await request.text());
+  if (!isValidCsrfToken(flow, "bank", form.get("csrf"))) return new Response(null, { status: 403 });
+  const next = await resolveNextStep(flow, {
+    id: user.userId,
+    email: user.email,
+    publicKey: user.publicKey,
+  });
+  if (next.step === "relay") return serverRelay(request, flow, user);
+  return redirect(next.path);
+}

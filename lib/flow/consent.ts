@@ -1,0 +1,60 @@
+import { findSignedInUser } from "../auth/sessions";
+import { tenantSubject } from "../banking/tenants";
+import { db } from "../db/client";
+import { jsonResponse } from "../http/respond";
+import { approveFlow } from "./approve";
+import { isSameOrigin, isValidCsrfToken } from "./csrf";
+import { findBrowserFlow, keyModeOf } from "./flows";
+import { serverRelay } from "./relay-for-flow";
+import { resolveNextStep, tenantHasConnection } from "./steps";
+
+/**
+ * POST /consent/approve (DESIGN.md §6.5–6.6).
+ * - Partner-key mode (a form): consent comes first; then the bank picker, or
+ *   straight to the server-rendered relay when a bank is already connected.
+ * - User-key mode (JSON from the consent page's script): mints the code and
+ *   answers the relay fields; the browser adds privateKey/publicKey from the
+ *   key it unlocked and posts the relay itself.
+ */
+export async function handleConsentApprove(request: Request): Promise<Response> {
+  const refuse = (status: number, error: string) => jsonResponse({ error }, { status });
+  if (!isSameOrigin(request)) return refuse(403, "cross_origin");
+  const [flow, user] = await Promise.all([findBrowserFlow(request), findSignedInUser(request)]);
+  if (!flow || !user || flow.userId !== user.userId) return refuse(401, "no_flow");
+
+  const isJson = (request.headers.get("content-type") ?? "").startsWith("application/json");
+  const text = await request.text();
+  let csrf: string | null = null;
+  if (isJson) {
+    try {
+      const body = JSON.parse(text) as { csrf?: unknown };
+      csrf = typeof body.csrf === "string" ? body.csrf : null;
+    } catch {
+      return refuse(400, "invalid_body");
+    }
+  } else {
+    csrf = new URLSearchParams(text).get("csrf");
+  }
+  if (!isValidCsrfToken(flow, "approve", csrf)) return refuse(403, "invalid_csrf");
+
+  if (keyModeOf(flow.client.partner) === "partner") {
+    await db().flow.update({ where: { id: flow.id }, data: { consentedAt: new Date() } });
+    const next = await resolveNextStep(
+      { ...flow, consentedAt: new Date() },
+      { id: user.userId, email: user.email, publicKey: user.publicKey },
+    );
+    if (next.step === "relay") return serverRelay(request, flow, user);
+    return new Response(null, { status: 303, headers: { Location: next.path } });
+  }
+
+  // User-key mode needs the browser: the private key is only there.
+  if (!isJson) return new Response(null, { status: 303, headers: { Location: "/consent" } });
+  const subject = tenantSubject(flow.client.partner?.id ?? null, {
+    id: user.userId,
+    email: user.email,
+  });
+  if (!user.publicKey || !(await tenantHasConnection(subject)))
+    return refuse(409, "onboarding_incomplete");
+  const approval = await approveFlow(flow.id, user.userId);
+  return jsonResponse({ redirectUri: approval.redirectUri, fields: approval.fields });
+}

@@ -1,0 +1,37 @@
+import { negotiateLocale, type Locale } from "../i18n/locales";
+
+/** The screens whose language follows the browser's flow (DESIGN.md §6.9). */
+export const FLOW_SCREEN_PREFIXES = [
+  "/login",
+  "/setup",
+  "/banks",
+  "/consent",
+  "/sandbox",
+  "/error",
+];
+
+export function isFlowScreen(pathname: string): boolean {
+  return FLOW_SCREEN_PREFIXES.some(
+    (prefix) => pathname === prefix || pathname.startsWith(`${prefix}/`),
+  );
+}
+
+/**
+ * SPEC 4.2 / DESIGN.md §6.9: ui_locales (kept on the flow) forces the language;
+ * otherwise the user's choice, the partner's default, Accept-Language, en.
+ */
+export function flowLocale(input: {
+  flow: {
+    locale: string | null;
+    client: { partner: { defaultLanguage: string | null } | null };
+  } | null;
+  userChoice: string | null | undefined;
+  acceptLanguage: string | null;
+}): Locale {
+  return negotiateLocale({
+    uiLocales: input.flow?.locale,
+    userChoice: input.userChoice,
+    partnerDefault: input.flow?.client.partner?.defaultLanguage,
+    acceptLanguage: input.acceptLanguage,
+  });
+}

@@ -1,0 +1,118 @@
+import {
+  confirmLoginLink,
+  loginNonceCookie,
+  loginNonceCookieName,
+  newBrowserNonce,
+  requestLoginChallenge,
+  verifyLoginPin,
+} from "../auth/login-challenges";
+import { createBrowserSession } from "../auth/sessions";
+import { getEnv } from "../env";
+import { clientIpOf } from "../http/client-ip";
+import { readCookie } from "../http/cookies";
+import { toSafeReturnPath } from "../http/return-url";
+import { toScreenBranding } from "../partners/branding";
+import { isSameOrigin, isValidCsrfToken } from "./csrf";
+import { findBrowserFlow } from "./flows";
+import { flowLocale } from "./locale";
+
+/**
+ * The sign-in forms (SPEC 1, 5.8; DESIGN.md §6.2). Plain HTML form posts, so
+ * they work without JavaScript; each answers with a redirect back to /login
+ * carrying what the page should say, or, signed in, to the return URL.
+ */
+
+function redirect(location: string, cookies: string[] = []): Response {
+  const headers = new Headers({ Location: location, "Cache-Control": "no-store" });
+  for (const cookie of cookies) headers.append("Set-Cookie", cookie);
+  return new Response(null, { status: 303, headers });
+}
+
+function loginPage(params: Record<string, string | number | null | undefined>): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== null && value !== undefined && value !== "") query.set(name, String(value));
+  }
+  return `/login?${query}`;
+}
+
+async function readForm(request: Request) {
+  if (!isSameOrigin(request)) return null;
+  const flow = await findBrowserFlow(request);
+  const form = new URLSearchParams(await request.text());
+  // Inside a flow the form also carries the flow's token (login CSRF).
+  if (flow && !isValidCsrfToken(flow, "login", form.get("csrf"))) return null;
+  const returnUrl = toSafeReturnPath(form.get("returnUrl"), getEnv().issuer);
+  return { flow, form, returnUrl };
+}
+
+export async function handleLoginRequest(request: Request): Promise<Response> {
+  const read = await readForm(request);
+  if (!read) return new Response(null, { status: 403 });
+  const { flow, form, returnUrl } = read;
+  const email = (form.get("email") ?? "").trim();
+  const existingNonce = readCookie(request, loginNonceCookieName());
+  const browserNonce = existingNonce ?? newBrowserNonce();
+  const cookies = existingNonce ? [] : [loginNonceCookie(browserNonce)];
+  const partnerName = flow ? toScreenBranding(flow.client.partner, flow.client.name).name : null;
+
+  const result = await requestLoginChallenge({
+    email,
+    locale: flowLocale({
+      flow,
+      userChoice: null,
+      acceptLanguage: request.headers.get("accept-language"),
+    }),
+    partnerName,
+    flowId: flow?.id ?? null,
+    returnUrl,
+    browserNonce,
+    clientIp: clientIpOf(request),
+  });
+  if (result.status === "invalid_email") {
+    return redirect(loginPage({ returnUrl, email, error: "invalid_email" }), cookies);
+  }
+  if (result.status === "throttled") {
+    return redirect(
+      loginPage({ returnUrl, email, sent: 1, error: "throttled", retry: result.retryAfterSeconds }),
+      cookies,
+    );
+  }
+  return redirect(loginPage({ returnUrl, email, sent: 1 }), cookies);
+}
+
+export async function handleLoginCode(request: Request): Promise<Response> {
+  const read = await readForm(request);
+  if (!read) return new Response(null, { status: 403 });
+  const { form, returnUrl } = read;
+  const email = (form.get("email") ?? "").trim();
+  const code = (form.get("code") ?? "").replace(/\s/g, "");
+  const back = (error: string, extra: Record<string, number> = {}) =>
+    redirect(loginPage({ returnUrl, email, sent: 1, error, ...extra }));
+  if (!/^\d{6}$/.test(code)) return back("code_format");
+  const browserNonce = readCookie(request, loginNonceCookieName());
+  if (!browserNonce) return back("expired");
+
+  const result = await verifyLoginPin({ email, pin: code, browserNonce });
+  if (result.status === "wrong") return back("wrong", { left: result.attemptsLeft });
+  if (result.status !== "ok") return back(result.status);
+  return signedIn(result.userId, returnUrl ?? toSafeReturnPath(result.returnUrl, getEnv().issuer));
+}
+
+export async function handleLinkConfirm(request: Request): Promise<Response> {
+  if (!isSameOrigin(request)) return new Response(null, { status: 403 });
+  const form = new URLSearchParams(await request.text());
+  const token = form.get("token") ?? "";
+  const result = await confirmLoginLink({
+    token,
+    browserNonce: readCookie(request, loginNonceCookieName()),
+  });
+  if (result.status !== "ok") {
+    return redirect(`/login/link?${new URLSearchParams({ token, result: result.status })}`);
+  }
+  return signedIn(result.userId, toSafeReturnPath(result.returnUrl, getEnv().issuer));
+}
+
+async function signedIn(userId: string, returnPath: string | null): Promise<Response> {
+  return redirect(returnPath ?? "/", [await createBrowserSession(userId)]);
+}

@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import {
+  generateUserKey,
+  InvalidBackupError,
+  parseBackupBundle,
+  PBKDF2_ITERATIONS,
+  publicKeyOf,
+  toBackupBundle,
+  unwrapPrivateKey,
+  wrapPrivateKey,
+  WrongPassphraseError,
+} from "./browser-key";
+
+// CONTRACT §12: the known-good key pair.
+const VECTOR = {
+  privateKey:
+    "MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgwtrn7m/sa34/hBuZ8N4AL8a7B5LEIsXdKPtRA/QcVQehRANCAASL5jRvJBBcHolA7G4sa2gkTviz7bdoP0gKMY1yfKq7GjDSptjHojQf5NjRo7H2BjWmwpEjwv9O79Q3c3/a+35l",
+  publicKey:
+    "BIvmNG8kEFweiUDsbixraCRO+LPtt2g/SAoxjXJ8qrsaMNKm2MeiNB/k2NGjsfYGNabCkSPC/07v1Ddzf9r7fmU=",
+};
+
+describe("the user's key in the browser (DESIGN.md §6.3)", () => {
+  it("generates a P-256 pair in the CONTRACT §8.1 formats", async () => {
+    const pair = await generateUserKey();
+    expect(pair.privateKey).toMatch(/^MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg/);
+    expect(atob(pair.publicKey)).toHaveLength(65);
+    expect(pair.publicKey.startsWith("B")).toBe(true);
+    expect(await publicKeyOf(pair.privateKey)).toBe(pair.publicKey);
+  });
+
+  it("derives the known public key from the known private key", async () => {
+    expect(await publicKeyOf(VECTOR.privateKey)).toBe(VECTOR.publicKey);
+  });
+
+  it("wraps with a passphrase (PBKDF2 600 000) and refuses a wrong one", async () => {
+    expect(PBKDF2_ITERATIONS).toBeGreaterThanOrEqual(600_000);
+    // Fewer iterations keep the test quick; the production count is the default.
+    const wrapped = await wrapPrivateKey(VECTOR, "correct horse battery", 1000);
+    expect(wrapped.ciphertext).not.toContain(VECTOR.privateKey.slice(0, 20));
+    expect(await unwrapPrivateKey(wrapped, "correct horse battery")).toEqual(VECTOR);
+    await expect(unwrapPrivateKey(wrapped, "wrong passphrase!")).rejects.toBeInstanceOf(
+      WrongPassphraseError,
+    );
+  });
+
+  it("round-trips the CONTRACT §8.5 backup bundle", async () => {
+    const bundle = toBackupBundle({
+      issuer: "http://localhost:3000",
+      user: "a@b",
+      pair: VECTOR,
+      now: new Date(0),
+    });
+    expect(bundle.encryptionKey).toMatchObject({
+      curve: "P-256",
+      privateKeyFormat: "pkcs8-base64",
+    });
+    expect(await parseBackupBundle(JSON.stringify(bundle))).toEqual(VECTOR);
+  });
+
+  it("accepts privateKeyPkcs8B64 and refuses broken files", async () => {
+    expect(
+      await parseBackupBundle(
+        JSON.stringify({ encryptionKey: { privateKeyPkcs8B64: VECTOR.privateKey } }),
+      ),
+    ).toEqual(VECTOR);
+    await expect(parseBackupBundle("not json")).rejects.toBeInstanceOf(InvalidBackupError);
+    await expect(parseBackupBundle("{}")).rejects.toBeInstanceOf(InvalidBackupError);
+    await expect(
+      parseBackupBundle(JSON.stringify({ encryptionKey: { privateKey: "AAAA" } })),
+    ).rejects.toBeInstanceOf(InvalidBackupError);
+    const mismatched = {
+      encryptionKey: {
+        privateKey: VECTOR.privateKey,
+        publicKey: (await generateUserKey()).publicKey,
+      },
+    };
+    await expect(parseBackupBundle(JSON.stringify(mismatched))).rejects.toBeInstanceOf(
+      InvalidBackupError,
+    );
+  });
+});
