@@ -1,5 +1,6 @@
 import { expect, test, type Locator, type Page } from "@playwright/test";
 import { openJson } from "../lib/crypto/envelope";
+import { createBrowserSession } from "../lib/auth/sessions";
 import { keyedHash } from "../lib/crypto/keyed-hash";
 import { db } from "../lib/db/client";
 import { findSandboxAccount, toUpstreamAccount } from "../lib/upstream/sandbox/accounts";
@@ -203,4 +204,60 @@ test("keyboard only: every step is reachable with Tab, shows its focus and submi
   const values = Object.fromEntries(await relay);
   const token = await exchangeCode(client, values.code ?? "", verifier);
   expect(token.access_token).toBeTruthy();
+});
+
+test("a new device: the backup file brings the key, and the relay carries the same key pair", async ({
+  page,
+  browser,
+}) => {
+  const client = await createJourneyClient(partnerApp.redirectUri);
+  const email = uniqueEmail();
+  const first = partnerApp.nextRelay();
+  await page.goto(authorizePath(client, newPkce().challenge));
+  await signInByLink(page, email);
+  const backupPath = await createKey(page);
+  await connectSandboxBank(page);
+  await page.locator("#passphrase").fill(PASSPHRASE);
+  await page.locator('form button.button[type="submit"]').click();
+  const original = Object.fromEntries(await first);
+
+  // Another browser, already signed in (a second sign-in mail within the minute would be
+  // throttled): the account has a key, but this browser does not hold it.
+  connectJourneyDatabase();
+  const user = await db().user.findUniqueOrThrow({ where: { email } });
+  const session = (await createBrowserSession(user.id)).split(";")[0] ?? "";
+  const name = session.slice(0, session.indexOf("="));
+  const value = session.slice(session.indexOf("=") + 1);
+  const context = await browser.newContext();
+  await context.addCookies([{ name, value, url: E2E_ORIGIN }]);
+  const device = await context.newPage();
+  const { verifier, challenge } = newPkce();
+  const second = partnerApp.nextRelay();
+  await device.goto(authorizePath(client, challenge, { state: "st-new-device" }));
+  await expect(device).toHaveURL(/\/consent$/);
+  await device.locator('a[href="/setup"]').click();
+  await expect(device.locator("#backup")).toBeVisible();
+  await device.locator("#backup").setInputFiles({
+    name: "other.json",
+    mimeType: "application/json",
+    buffer: Buffer.from('{"not":"a backup"}'),
+  });
+  await device.locator("#passphrase").fill("another device passphrase");
+  await device.locator("#confirm").fill("another device passphrase");
+  await device.locator('form button.button[type="submit"]').click();
+  await expect(device.locator("main [role=alert]")).toBeVisible();
+
+  await device.locator("#backup").setInputFiles(backupPath);
+  await device.locator('form button.button[type="submit"]').click();
+  await expect(device).toHaveURL(/\/consent$/);
+  await device.locator("#passphrase").fill("another device passphrase");
+  await device.locator('form button.button[type="submit"]').click();
+
+  const values = Object.fromEntries(await second);
+  expect(values.state).toBe("st-new-device");
+  expect(values.publicKey).toBe(original.publicKey);
+  expect(values.privateKey).toBe(original.privateKey);
+  const token = await exchangeCode(client, values.code ?? "", verifier);
+  await expectAccountsOpenWith(token.user, values.privateKey ?? "");
+  await context.close();
 });

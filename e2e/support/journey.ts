@@ -103,15 +103,19 @@ export async function signInByCode(page: Page, email: string) {
   await page.locator('form[action="/login/code"] button[type="submit"]').click();
 }
 
-export async function createKey(page: Page) {
+/** Creates the key in this browser; returns the path of the downloaded backup file. */
+export async function createKey(page: Page): Promise<string> {
   await expect(page).toHaveURL(/\/setup$/);
   await page.locator("#passphrase").fill(PASSPHRASE);
   await page.locator("#confirm").fill(PASSPHRASE);
   await page.locator('form button.button[type="submit"]').click();
-  await expect(page.locator('a[download="bank-connect-key-backup.json"]')).toBeVisible({
-    timeout: 30_000,
-  });
+  const link = page.locator('a[download="bank-connect-key-backup.json"]');
+  await expect(link).toBeVisible({ timeout: 30_000 });
+  const download = page.waitForEvent("download");
+  await link.click();
+  const backupPath = await (await download).path();
   await page.locator("a.button").click();
+  return backupPath;
 }
 
 export async function connectSandboxBank(page: Page, bank = /Sandbox/) {

@@ -1,0 +1,137 @@
+import { describe, expect, it } from "vitest";
+import { generateKeyPair, openJson } from "../crypto/envelope";
+import { db } from "../db/client";
+import { toS256Challenge } from "../oauth/pkce";
+import { approveSandboxAuthorization, denySandboxAuthorization } from "../upstream/sandbox/consent";
+import { handleBankCallback, handleBankStart } from "./banks";
+import { csrfToken } from "./csrf";
+import { attachUser, createFlow } from "./flows";
+import { tenantSubject } from "../banking/tenants";
+import {
+  createTestClient,
+  createTestUser,
+  ISSUER,
+  newVerifier,
+  signedInCookie,
+} from "../../test/oauth-fixtures";
+
+const BANK = { country: "NO", bank: "Sandbox Fjordbank NO", psuType: "personal" };
+
+/** A signed-in browser in a user-key flow whose user already holds a key. */
+async function signedInFlow() {
+  const client = await createTestClient();
+  const keys = generateKeyPair();
+  const user = await createTestUser();
+  await db().user.update({ where: { id: user.id }, data: { publicKey: keys.publicKeyRawB64 } });
+  const { flowId, setCookie } = await createFlow({
+    clientId: client.clientId,
+    redirectUri: client.redirectUri,
+    state: "s",
+    codeChallenge: toS256Challenge(newVerifier()),
+    scope: "accounts.read",
+    locale: null,
+    loginHint: null,
+    challenge: null,
+    renewConnectionId: null,
+  });
+  const subject = tenantSubject(client.partnerId, user);
+  await attachUser(flowId, { id: user.id, publicKey: keys.publicKeyRawB64 }, "user", subject);
+  const flow = await db().flow.findUniqueOrThrow({ where: { id: flowId } });
+  const cookie = `${setCookie.split(";")[0]}; ${await signedInCookie(user.id)}`;
+  return { flow, cookie, keys, subject };
+}
+
+function start(cookie: string, form: Record<string, string>, origin = ISSUER) {
+  return handleBankStart(
+    new Request(`${ISSUER}/banks/start`, {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/x-www-form-urlencoded",
+        Origin: origin,
+        Cookie: cookie,
+      },
+      body: new URLSearchParams(form).toString(),
+    }),
+  );
+}
+
+const callback = (cookie: string, url: string) =>
+  handleBankCallback(new Request(url, { headers: { Cookie: cookie } }));
+
+/** Starts at the bank and returns the sandbox authorization id it redirected to. */
+async function startAtBank(flow: { csrfSecret: string }, cookie: string): Promise<string> {
+  const response = await start(cookie, { ...BANK, csrf: csrfToken(flow, "bank") });
+  expect(response.status).toBe(303);
+  const location = new URL(response.headers.get("location") ?? "");
+  expect(location.pathname).toBe("/sandbox/authorize");
+  return location.searchParams.get("authorization") ?? "";
+}
+
+const connectionsOf = (subject: string) =>
+  db().connection.findMany({ where: { tenant: { subject } }, include: { accounts: true } });
+
+describe("bank picker: start and callback", () => {
+  it("stores the approved consent sealed to the user's key and moves on to consent", async () => {
+    const { flow, cookie, keys, subject } = await signedInFlow();
+    const authorization = await startAtBank(flow, cookie);
+    const response = await callback(cookie, approveSandboxAuthorization(authorization) ?? "");
+    expect(response.status).toBe(303);
+    expect(response.headers.get("location")).toBe("/consent");
+
+    const [connection, ...others] = await connectionsOf(subject);
+    expect(others).toEqual([]);
+    expect(connection).toMatchObject({ aspspName: BANK.bank, aspspCountry: "NO" });
+    for (const account of connection?.accounts ?? []) {
+      expect(openJson<{ iban: string }>(keys.privateKeyPkcs8B64, account.enc ?? "").iban).toMatch(
+        /^NO\d{13}$/,
+      );
+    }
+  });
+
+  it("uses a callback once: a replay stores nothing more", async () => {
+    const { flow, cookie, subject } = await signedInFlow();
+    const back = approveSandboxAuthorization(await startAtBank(flow, cookie)) ?? "";
+    expect((await callback(cookie, back)).headers.get("location")).toBe("/consent");
+    const replay = await callback(cookie, back);
+    expect(replay.headers.get("location")).toBe("/banks?notice=failed");
+    expect(await connectionsOf(subject)).toHaveLength(1);
+  });
+
+  it("sends a denial back to the picker with its notice", async () => {
+    const { flow, cookie, subject } = await signedInFlow();
+    const back = denySandboxAuthorization(await startAtBank(flow, cookie)) ?? "";
+    const response = await callback(cookie, back);
+    expect(response.headers.get("location")).toBe("/banks?notice=denied");
+    expect(await connectionsOf(subject)).toEqual([]);
+  });
+
+  it("refuses a callback that belongs to another browser's flow", async () => {
+    const mine = await signedInFlow();
+    const theirs = await signedInFlow();
+    const back = approveSandboxAuthorization(await startAtBank(theirs.flow, theirs.cookie)) ?? "";
+    const response = await callback(mine.cookie, back);
+    expect(response.headers.get("location")).toBe("/banks?notice=failed");
+    expect(await connectionsOf(mine.subject)).toEqual([]);
+    expect(await connectionsOf(theirs.subject)).toEqual([]);
+  });
+
+  it("refuses a start without the flow's CSRF token or from a foreign origin", async () => {
+    const { flow, cookie } = await signedInFlow();
+    expect((await start(cookie, BANK)).status).toBe(403);
+    expect((await start(cookie, { ...BANK, csrf: "forged" })).status).toBe(403);
+    const csrf = csrfToken(flow, "bank");
+    expect((await start(cookie, { ...BANK, csrf }, "https://evil.example")).status).toBe(403);
+  });
+
+  it("sends an unknown bank or a PSU type the bank lacks back to the picker", async () => {
+    const { flow, cookie } = await signedInFlow();
+    const csrf = csrfToken(flow, "bank");
+    for (const form of [
+      { ...BANK, bank: "No Such Bank" },
+      { country: "DK", bank: "Sandbox Andelskasse DK", psuType: "business" },
+    ]) {
+      const response = await start(cookie, { ...form, csrf });
+      expect(response.headers.get("location")).toBe("/banks?notice=failed");
+    }
+  });
+});
