@@ -1,4 +1,5 @@
-import { getEnv } from "../env";
+import { EnvError, getEnv } from "../env";
+import { enableBankingUpstream } from "./enable-banking";
 import { sandboxUpstream } from "./sandbox";
 import type { Upstream, UpstreamName } from "./types";
 
@@ -9,13 +10,33 @@ import type { Upstream, UpstreamName } from "./types";
 
 const instances = new Map<UpstreamName, Upstream>();
 
+function enableBankingFromEnv(): Upstream {
+  const { apiUrl, applicationId, privateKey } = getEnv().enableBanking;
+  // The env check covers UPSTREAM=enablebanking; a connection made with Enable
+  // Banking can still be read after UPSTREAM changed, and then needs them too.
+  const missing = [
+    ...(applicationId ? [] : ["ENABLE_BANKING_APPLICATION_ID"]),
+    ...(privateKey ? [] : ["ENABLE_BANKING_PRIVATE_KEY"]),
+  ];
+  if (!applicationId || !privateKey) {
+    throw new EnvError(missing.map((name) => `${name} is required for the enablebanking upstream`));
+  }
+  return enableBankingUpstream({ apiUrl, applicationId, privateKey });
+}
+
+function createUpstream(name: UpstreamName): Upstream {
+  switch (name) {
+    case "sandbox":
+      return sandboxUpstream();
+    case "enablebanking":
+      return enableBankingFromEnv();
+  }
+}
+
 export function upstreamNamed(name: UpstreamName): Upstream {
   let instance = instances.get(name);
   if (!instance) {
-    if (name !== "sandbox") {
-      throw new Error(`The ${name} connector is not part of this build; set UPSTREAM=sandbox`);
-    }
-    instance = sandboxUpstream();
+    instance = createUpstream(name);
     instances.set(name, instance);
   }
   return instance;

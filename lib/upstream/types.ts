@@ -132,6 +132,17 @@ export interface TransactionPage {
   continuationKey: string | null;
 }
 
+/** Per-call options of the reads a sync makes (DESIGN.md §7). */
+export interface UpstreamReadOptions {
+  /**
+   * The user's own request details (`Psu-Ip-Address`, `Psu-User-Agent`, …),
+   * given only when the user is present: a bank then treats the read as the
+   * user's own and not as a background pull (PSD2 allows four of those a day).
+   * Upstreams without such a notion ignore them.
+   */
+  psuHeaders?: Record<string, string>;
+}
+
 export interface Upstream {
   readonly name: UpstreamName;
   /** Enable Banking `GET /aspsps`. */
@@ -142,8 +153,12 @@ export interface Upstream {
   ): Promise<{ url: string; authorizationId: string }>;
   /** Enable Banking `POST /sessions` with the `code` the redirect brought back. */
   completeAuthorization(input: { code: string }): Promise<UpstreamSession>;
-  getBalances(accountUid: string): Promise<UpstreamBalance[]>;
-  getTransactions(accountUid: string, query: TransactionQuery): Promise<TransactionPage>;
+  getBalances(accountUid: string, options?: UpstreamReadOptions): Promise<UpstreamBalance[]>;
+  getTransactions(
+    accountUid: string,
+    query: TransactionQuery,
+    options?: UpstreamReadOptions,
+  ): Promise<TransactionPage>;
   /** Enable Banking `DELETE /sessions/{id}`: ends the consent at the bank. */
   closeSession(sessionId: string): Promise<void>;
   /** Enable Banking `GET /application`: whether the application may fetch data at all. */

@@ -1,0 +1,216 @@
+import { generateKeyPairSync } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startFakeEnableBanking, type FakeEnableBanking } from "../../../test/fake-enable-banking";
+import { UpstreamError, type UpstreamFailureReason } from "../types";
+import { parseRetryAfter } from "./errors";
+import { enableBankingUpstream, type EnableBankingOptions } from "./index";
+
+const APPLICATION_ID = "app-errors";
+const ACCOUNT_UID = "acc-7c1d-secret-uid";
+const keys = generateKeyPairSync("rsa", {
+  modulusLength: 2048,
+  publicKeyEncoding: { type: "spki", format: "pem" },
+  privateKeyEncoding: { type: "pkcs8", format: "pem" },
+});
+// Whole seconds, so that an HTTP date (second resolution) maps to exact seconds.
+const NOW = new Date(Math.floor(Date.now() / 1000) * 1000);
+let fake: FakeEnableBanking;
+
+beforeAll(async () => {
+  fake = await startFakeEnableBanking({ applicationId: APPLICATION_ID, publicKey: keys.publicKey });
+});
+afterAll(() => fake.close());
+beforeEach(() => {
+  fake.requests.length = 0;
+  fake.script.length = 0;
+  fake.delayMs = 0;
+  fake.balances = { [ACCOUNT_UID]: [] };
+});
+
+const connector = (overrides: Partial<EnableBankingOptions> = {}) =>
+  enableBankingUpstream({
+    apiUrl: fake.url,
+    applicationId: APPLICATION_ID,
+    privateKey: keys.privateKey,
+    now: () => NOW,
+    ...overrides,
+  });
+
+async function failureOf(promise: Promise<unknown>): Promise<UpstreamError> {
+  const error = await promise.then(
+    () => new Error("expected the call to fail"),
+    (caught: unknown) => caught,
+  );
+  if (!(error instanceof UpstreamError)) throw error;
+  return error;
+}
+
+/** The error a balances read fails with when Enable Banking answers `answer`. */
+function balancesFailingWith(answer: FakeEnableBanking["script"][number]) {
+  fake.script.push(answer);
+  return failureOf(connector().getBalances(ACCOUNT_UID));
+}
+
+const ebError = (status: number, error?: string) => ({
+  code: status,
+  message: `Something about account ${ACCOUNT_UID}`,
+  ...(error && { error }),
+  detail: { iban: "DK5000400440116243" },
+});
+
+describe("Enable Banking error codes map to sync reasons", () => {
+  const rows: [status: number, code: string, reason: UpstreamFailureReason, httpStatus: number][] =
+    [
+      [429, "ASPSP_RATE_LIMIT_EXCEEDED", "rate_limited", 429],
+      [422, "ASPSP_RATE_LIMIT_EXCEEDED", "rate_limited", 429],
+      [401, "EXPIRED_SESSION", "reconnect_needed", 409],
+      [400, "CLOSED_SESSION", "reconnect_needed", 409],
+      [404, "SESSION_DOES_NOT_EXIST", "reconnect_needed", 409],
+      [400, "WRONG_SESSION_STATUS", "reconnect_needed", 409],
+      [400, "ASPSP_PSU_ACTION_REQUIRED", "reconnect_needed", 409],
+      [401, "REVOKED_SESSION", "consent_withdrawn", 409],
+      [400, "ASPSP_ERROR", "bank_error", 502],
+      [500, "ASPSP_ERROR", "bank_error", 502],
+      [504, "ASPSP_TIMEOUT", "transient", 503],
+      [403, "APPLICATION_INACTIVE", "partner_app_inactive", 503],
+      [401, "UNAUTHORIZED_APPLICATION", "partner_app_inactive", 503],
+      [400, "WRONG_TRANSACTIONS_PERIOD", "bank_error", 502],
+    ];
+
+  it.each(rows)("%i %s → %s", async (status, code, reason, httpStatus) => {
+    const error = await balancesFailingWith({ status, body: ebError(status, code) });
+    expect(error.reason).toBe(reason);
+    expect(error.status).toBe(httpStatus);
+    expect(error.bankErrorCode).toBe(code);
+    expect(error.retryAfterSeconds).toBeNull();
+    expect(error.message).toBe(
+      `Enable Banking GET /accounts/{uid}/balances answered ${status} ${code}`,
+    );
+  });
+});
+
+describe("HTTP statuses without a known code map to sync reasons", () => {
+  const rows: [status: number, body: unknown, reason: UpstreamFailureReason][] = [
+    [401, ebError(401), "partner_app_inactive"],
+    [403, ebError(403, "SOMETHING_NEW"), "partner_app_inactive"],
+    [408, undefined, "transient"],
+    [429, undefined, "rate_limited"],
+    [400, ebError(400), "bank_error"],
+    [404, "<html>not found</html>", "bank_error"],
+    [500, ebError(500), "transient"],
+    [502, "<html>bad gateway</html>", "transient"],
+    [503, undefined, "transient"],
+  ];
+
+  it.each(rows)("%i → %s", async (status, body, reason) => {
+    const error = await balancesFailingWith(
+      typeof body === "string" ? { status, rawBody: body } : { status, body },
+    );
+    expect(error.reason).toBe(reason);
+    const code = (body as { error?: string } | undefined)?.error ?? null;
+    expect(error.bankErrorCode).toBe(code);
+  });
+});
+
+describe("Retry-After", () => {
+  it("in seconds rides on rate_limited", async () => {
+    const error = await balancesFailingWith({
+      status: 429,
+      body: ebError(429, "ASPSP_RATE_LIMIT_EXCEEDED"),
+      headers: { "Retry-After": "120" },
+    });
+    expect(error.reason).toBe("rate_limited");
+    expect(error.retryAfterSeconds).toBe(120);
+  });
+
+  it("as an HTTP date becomes the seconds until then", async () => {
+    const error = await balancesFailingWith({
+      status: 422,
+      body: ebError(422, "ASPSP_RATE_LIMIT_EXCEEDED"),
+      headers: { "Retry-After": new Date(NOW.getTime() + 3_600_000).toUTCString() },
+    });
+    expect(error.reason).toBe("rate_limited");
+    expect(error.retryAfterSeconds).toBe(3600);
+  });
+
+  it("rides on a transient 503 too", async () => {
+    const error = await balancesFailingWith({ status: 503, headers: { "Retry-After": "30" } });
+    expect(error.reason).toBe("transient");
+    expect(error.retryAfterSeconds).toBe(30);
+  });
+
+  it("is parsed as seconds or an HTTP date, never negative, null when unreadable", () => {
+    expect(parseRetryAfter("0", NOW)).toBe(0);
+    expect(parseRetryAfter(" 45 ", NOW)).toBe(45);
+    expect(parseRetryAfter(new Date(NOW.getTime() + 90_000).toUTCString(), NOW)).toBe(90);
+    expect(parseRetryAfter(new Date(NOW.getTime() - 90_000).toUTCString(), NOW)).toBe(0);
+    expect(parseRetryAfter("-5", NOW)).toBeNull();
+    expect(parseRetryAfter("1.5", NOW)).toBeNull();
+    expect(parseRetryAfter("soon", NOW)).toBeNull();
+    expect(parseRetryAfter(null, NOW)).toBeNull();
+  });
+});
+
+describe("failures without an answer are transient", () => {
+  it("a request that outlives the timeout", async () => {
+    fake.delayMs = 1_000;
+    const error = await failureOf(connector({ timeoutMs: 100 }).getBalances(ACCOUNT_UID));
+    expect(error.reason).toBe("transient");
+    expect(error.status).toBe(503);
+    expect(error.message).toBe(
+      "Enable Banking GET /accounts/{uid}/balances did not answer within 100 ms",
+    );
+  });
+
+  it("a refused connection", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const error = await failureOf(
+      connector({ apiUrl: `http://127.0.0.1:${port}` }).getBalances(ACCOUNT_UID),
+    );
+    expect(error.reason).toBe("transient");
+    expect(error.message).toBe("Enable Banking GET /accounts/{uid}/balances could not be reached");
+  });
+});
+
+describe("a 2xx body that is not Enable Banking's JSON is a bank error", () => {
+  it("not JSON", async () => {
+    const error = await balancesFailingWith({ status: 200, rawBody: "<html>maintenance</html>" });
+    expect(error.reason).toBe("bank_error");
+    expect(error.status).toBe(502);
+    expect(error.message).toBe(
+      "Enable Banking GET /accounts/{uid}/balances answered an unexpected body",
+    );
+  });
+
+  it("empty", async () => {
+    const error = await balancesFailingWith({ status: 200 });
+    expect(error.reason).toBe("bank_error");
+  });
+
+  it("a field of the wrong kind, named by its path, not its value", async () => {
+    const error = await balancesFailingWith({
+      status: 200,
+      body: { balances: [{ balance_amount: { amount: "12,50 kr", currency: "DKK" } }] },
+    });
+    expect(error.reason).toBe("bank_error");
+    expect(error.message).toBe(
+      "Enable Banking GET /accounts/{uid}/balances answered an unexpected body (at balances.0.balance_amount.amount)",
+    );
+    expect(error.message).not.toContain("12,50");
+  });
+});
+
+describe("error messages carry no bank data", () => {
+  it("neither the account uid nor Enable Banking's message or detail", async () => {
+    const error = await balancesFailingWith({ status: 400, body: ebError(400, "ASPSP_ERROR") });
+    const everything = `${error.message} ${JSON.stringify(error)} ${String(error.cause)}`;
+    expect(everything).not.toContain(ACCOUNT_UID);
+    expect(everything).not.toContain("DK5000400440116243");
+    expect(everything).not.toContain("Something about");
+  });
+});

@@ -1,0 +1,179 @@
+import {
+  UpstreamError,
+  type Aspsp,
+  type StartAuthorizationInput,
+  type TransactionPage,
+  type TransactionQuery,
+  type Upstream,
+  type UpstreamBalance,
+  type UpstreamReadOptions,
+  type UpstreamSession,
+} from "../types";
+import { createEnableBankingClient } from "./client";
+import { toUnexpectedBodyError } from "./errors";
+import { toAspsp, toUpstreamBalance, toUpstreamSession } from "./mapping";
+import { toUpstreamTransactions } from "./transactions";
+import {
+  applicationResponseSchema,
+  aspspListSchema,
+  authResponseSchema,
+  balancesResponseSchema,
+  parseWire,
+  sessionResponseSchema,
+  transactionsResponseSchema,
+} from "./wire";
+
+/**
+ * The Enable Banking connector (DESIGN.md §7): the real upstream, at
+ * `ENABLE_BANKING_API_URL`, as the application `ENABLE_BANKING_APPLICATION_ID`
+ * signing with `ENABLE_BANKING_PRIVATE_KEY`. Stateless apart from its cached
+ * JWT; every failure is an `UpstreamError` with a sync reason (errors.ts).
+ */
+
+export interface EnableBankingOptions {
+  apiUrl: string;
+  applicationId: string;
+  /** PKCS#8 PEM. */
+  privateKey: string;
+  /** Per request, including reading the body. Default 20 s. */
+  timeoutMs?: number;
+  /** Of each signed JWT; at most 24 h. Default 1 h. */
+  jwtLifetimeSeconds?: number;
+  /** The clock for JWT times and `Retry-After` dates. */
+  now?: () => Date;
+}
+
+const ROUTES = {
+  application: "GET /application",
+  aspsps: "GET /aspsps",
+  auth: "POST /auth",
+  createSession: "POST /sessions",
+  deleteSession: "DELETE /sessions/{id}",
+  balances: "GET /accounts/{uid}/balances",
+  transactions: "GET /accounts/{uid}/transactions",
+} as const;
+
+/** A reason that means the session is over at the bank already. */
+const SESSION_ENDED = new Set(["reconnect_needed", "consent_withdrawn"]);
+
+export function enableBankingUpstream(options: EnableBankingOptions): Upstream {
+  const now = options.now ?? (() => new Date());
+  const client = createEnableBankingClient({ ...options, now });
+  const accountPath = (uid: string, what: string) => `/accounts/${encodeURIComponent(uid)}/${what}`;
+
+  return {
+    name: "enablebanking",
+
+    async listBanks(filter = {}): Promise<Aspsp[]> {
+      const country = filter.country?.trim().toUpperCase();
+      const body = await client.request({
+        method: "GET",
+        route: ROUTES.aspsps,
+        path: "/aspsps",
+        query: { country: country || undefined },
+      });
+      return parseWire(aspspListSchema, body, ROUTES.aspsps).aspsps.map(toAspsp);
+    },
+
+    async startAuthorization(input: StartAuthorizationInput) {
+      const body = await client.request({
+        method: "POST",
+        route: ROUTES.auth,
+        path: "/auth",
+        body: {
+          access: { valid_until: input.validUntil.toISOString() },
+          aspsp: { name: input.aspsp.name, country: input.aspsp.country },
+          state: input.state,
+          redirect_url: input.redirectUrl,
+          psu_type: input.psuType,
+          language: input.language,
+        },
+      });
+      const answer = parseWire(authResponseSchema, body, ROUTES.auth);
+      return { url: answer.url, authorizationId: answer.authorization_id };
+    },
+
+    async completeAuthorization({ code }): Promise<UpstreamSession> {
+      const body = await client.request({
+        method: "POST",
+        route: ROUTES.createSession,
+        path: "/sessions",
+        body: { code },
+      });
+      const session = toUpstreamSession(
+        parseWire(sessionResponseSchema, body, ROUTES.createSession),
+      );
+      if (!session) throw toUnexpectedBodyError(ROUTES.createSession, "psu_type or access");
+      return session;
+    },
+
+    async getBalances(accountUid: string, read?: UpstreamReadOptions): Promise<UpstreamBalance[]> {
+      const body = await client.request({
+        method: "GET",
+        route: ROUTES.balances,
+        path: accountPath(accountUid, "balances"),
+        psuHeaders: read?.psuHeaders,
+      });
+      return parseWire(balancesResponseSchema, body, ROUTES.balances).balances.map(
+        toUpstreamBalance,
+      );
+    },
+
+    async getTransactions(
+      accountUid: string,
+      query: TransactionQuery,
+      read?: UpstreamReadOptions,
+    ): Promise<TransactionPage> {
+      const body = await client.request({
+        method: "GET",
+        route: ROUTES.transactions,
+        path: accountPath(accountUid, "transactions"),
+        query: {
+          date_from: query.dateFrom,
+          date_to: query.dateTo,
+          continuation_key: query.continuationKey || undefined,
+        },
+        psuHeaders: read?.psuHeaders,
+      });
+      const page = parseWire(transactionsResponseSchema, body, ROUTES.transactions);
+      return {
+        transactions: toUpstreamTransactions(page.transactions, ROUTES.transactions),
+        continuationKey: page.continuation_key || null,
+      };
+    },
+
+    async closeSession(sessionId: string): Promise<void> {
+      try {
+        await client.request({
+          method: "DELETE",
+          route: ROUTES.deleteSession,
+          path: `/sessions/${encodeURIComponent(sessionId)}`,
+        });
+      } catch (error) {
+        // Closing is idempotent: a session that expired, was closed or was
+        // revoked at the bank has ended, which is what was asked.
+        if (error instanceof UpstreamError && SESSION_ENDED.has(error.reason)) return;
+        throw error;
+      }
+    },
+
+    async applicationStatus() {
+      try {
+        const body = await client.request({
+          method: "GET",
+          route: ROUTES.application,
+          path: "/application",
+        });
+        return {
+          active: parseWire(applicationResponseSchema, body, ROUTES.application).active === true,
+        };
+      } catch (error) {
+        // Enable Banking refusing the application's own JWT is an answer too: not active.
+        if (error instanceof UpstreamError && error.reason === "partner_app_inactive") {
+          return { active: false };
+        }
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,144 @@
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { UpstreamError } from "../types";
+import {
+  synthesizedReference,
+  toBankTransactionCode,
+  toUpstreamTransactions,
+} from "./transactions";
+
+const ROUTE = "GET /accounts/{uid}/transactions";
+const base = {
+  transaction_amount: { amount: "10.00", currency: "DKK" },
+  booking_date: "2026-11-02",
+};
+const mapOne = (raw: Record<string, unknown>) => toUpstreamTransactions([raw], ROUTE)[0];
+
+describe("the entry reference", () => {
+  it("is entry_reference, else transaction_id, else a SHA-256 of the JSON", () => {
+    expect(mapOne({ ...base, entry_reference: "E", transaction_id: "T" })?.entryReference).toBe(
+      "E",
+    );
+    expect(mapOne({ ...base, entry_reference: "", transaction_id: "T" })?.entryReference).toBe("T");
+    const digest = createHash("sha256")
+      .update(
+        '{"booking_date":"2026-11-02","transaction_amount":{"amount":"10.00","currency":"DKK"}}',
+      )
+      .digest("hex");
+    expect(mapOne(base)?.entryReference).toBe(`sha256:${digest}`);
+  });
+
+  it("synthesized, does not depend on the order of the bank's keys", () => {
+    const reordered = {
+      booking_date: "2026-11-02",
+      transaction_amount: { currency: "DKK", amount: "10.00" },
+    };
+    expect(synthesizedReference(reordered)).toBe(synthesizedReference(base));
+    expect(synthesizedReference({ ...base, booking_date: "2026-11-03" })).not.toBe(
+      synthesizedReference(base),
+    );
+  });
+
+  it("synthesized twice on one page, the later ones are numbered; real ones never are", () => {
+    const references = toUpstreamTransactions(
+      [base, base, base, { ...base, entry_reference: "E" }, { ...base, entry_reference: "E" }],
+      ROUTE,
+    ).map((transaction) => transaction.entryReference);
+    const first = synthesizedReference(base);
+    expect(references).toEqual([first, `${first}#2`, `${first}#3`, "E", "E"]);
+  });
+});
+
+describe("status and sign", () => {
+  it.each([
+    ["BOOK", "BOOK"],
+    ["PDNG", "PDNG"],
+    ["HOLD", "PDNG"],
+    ["SCHD", "PDNG"],
+    ["book", "BOOK"],
+  ])("status %s → %s", (status, expected) => {
+    expect(mapOne({ ...base, status })?.status).toBe(expected);
+  });
+
+  it("cancelled and rejected entries are left out", () => {
+    expect(
+      toUpstreamTransactions(
+        [
+          { ...base, status: "CNCL" },
+          { ...base, status: "RJCT" },
+        ],
+        ROUTE,
+      ),
+    ).toEqual([]);
+  });
+
+  it("without a known status, a booking date means booked", () => {
+    expect(mapOne({ ...base, status: "OTHR" })?.status).toBe("BOOK");
+    expect(mapOne({ ...base, booking_date: null })?.status).toBe("PDNG");
+  });
+
+  it("without an indicator, the amount's sign decides; the amount is unsigned", () => {
+    const debit = mapOne({ ...base, transaction_amount: { amount: "-3.10", currency: "DKK" } });
+    expect([debit?.creditDebitIndicator, debit?.amount]).toEqual(["DBIT", "3.10"]);
+    const credit = mapOne(base);
+    expect([credit?.creditDebitIndicator, credit?.amount]).toEqual(["CRDT", "10.00"]);
+    const stated = mapOne({ ...base, credit_debit_indicator: "dbit" });
+    expect(stated?.creditDebitIndicator).toBe("DBIT");
+  });
+});
+
+describe("bank transaction code", () => {
+  it("joins the parts the bank gives, or keeps a plain string", () => {
+    expect(toBankTransactionCode({ domain: "PMNT", code: "RCDT", sub_code: "ESCT" })).toBe(
+      "PMNT-RCDT-ESCT",
+    );
+    expect(toBankTransactionCode({ code: "CCRD", description: "Card" })).toBe("CCRD");
+    expect(toBankTransactionCode({ description: "Card" })).toBeNull();
+    expect(toBankTransactionCode(" PMNT-CCRD-POSD ")).toBe("PMNT-CCRD-POSD");
+    expect(toBankTransactionCode(null)).toBeNull();
+  });
+});
+
+describe("free text and dates", () => {
+  it("joins remittance lines with a line break and drops blank ones", () => {
+    expect(
+      mapOne({ ...base, remittance_information: ["a", " ", "b"] })?.remittanceInformation,
+    ).toBe("a\nb");
+    expect(mapOne({ ...base, remittance_information: [] })?.remittanceInformation).toBeNull();
+  });
+
+  it("keeps the day of a bank's timestamp", () => {
+    const mapped = mapOne({
+      ...base,
+      value_date: "2026-11-03T12:00:00+02:00",
+      transaction_date: "n/a",
+    });
+    expect([mapped?.valueDate, mapped?.transactionDate]).toEqual(["2026-11-03", null]);
+  });
+
+  it("takes IBAN and BBAN from `other` identifications by scheme", () => {
+    const mapped = mapOne({
+      ...base,
+      creditor_account: { other: { identification: "DK5000400440116243", scheme_name: "IBAN" } },
+      debtor_account: { other: { identification: "00400440116243", scheme_name: "bban" } },
+    });
+    expect([
+      mapped?.creditorIban,
+      mapped?.creditorBban,
+      mapped?.debtorIban,
+      mapped?.debtorBban,
+    ]).toEqual(["DK5000400440116243", null, null, "00400440116243"]);
+  });
+});
+
+describe("a transaction Enable Banking would not send", () => {
+  it("fails the page as a bank error naming the field", () => {
+    const call = () =>
+      toUpstreamTransactions(
+        [{ ...base, transaction_amount: { amount: "ten", currency: "DKK" } }],
+        ROUTE,
+      );
+    expect(call).toThrow(UpstreamError);
+    expect(call).toThrow(`${ROUTE} answered an unexpected body (at transaction_amount.amount)`);
+  });
+});

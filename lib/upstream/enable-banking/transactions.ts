@@ -1,0 +1,155 @@
+import { createHash } from "node:crypto";
+import type { z } from "zod";
+import type { CreditDebitIndicator, TransactionStatus, UpstreamTransaction } from "../types";
+import { findIdentification, orNull, toIsoDay, toSignedDecimal } from "./mapping";
+import {
+  parseWire,
+  transactionSchema,
+  type TransactionResource,
+  type accountIdentificationSchema,
+} from "./wire";
+
+/**
+ * Enable Banking transactions → `UpstreamTransaction` (DESIGN.md §7). Each
+ * keeps its own JSON as `rawJson` (CONTRACT §8.4).
+ */
+
+/**
+ * ISO 20022 statuses → ours. Held and scheduled entries are not booked yet;
+ * cancelled and rejected ones never happened and are left out (null). Any
+ * other status (`OTHR`, none) follows the booking date.
+ */
+export const TRANSACTION_STATUSES = {
+  BOOK: "BOOK",
+  PDNG: "PDNG",
+  HOLD: "PDNG",
+  SCHD: "PDNG",
+  CNCL: null,
+  RJCT: null,
+} as const satisfies Record<string, TransactionStatus | null>;
+
+type AccountIdentification = z.infer<typeof accountIdentificationSchema>;
+
+/** Sorted keys at every level, so that the same transaction always hashes the same. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.entries(value)
+      .filter(([, item]) => item !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** For a bank that gives neither `entry_reference` nor `transaction_id`. */
+export const synthesizedReference = (raw: unknown) =>
+  `sha256:${createHash("sha256").update(canonicalJson(raw)).digest("hex")}`;
+
+function toStatus(resource: TransactionResource): TransactionStatus | null {
+  const status = resource.status?.toUpperCase() ?? "";
+  if (Object.hasOwn(TRANSACTION_STATUSES, status)) {
+    return TRANSACTION_STATUSES[status as keyof typeof TRANSACTION_STATUSES];
+  }
+  return toIsoDay(resource.booking_date) ? "BOOK" : "PDNG";
+}
+
+/** The bank's indicator; a bank that sends none signs the amount instead. */
+function toIndicator(resource: TransactionResource): CreditDebitIndicator {
+  const indicator = resource.credit_debit_indicator?.toUpperCase();
+  if (indicator === "CRDT" || indicator === "DBIT") return indicator;
+  return resource.transaction_amount.amount.startsWith("-") ? "DBIT" : "CRDT";
+}
+
+/**
+ * ISO 20022 `DOMAIN-FAMILY-SUBFAMILY` from the parts the bank gives (Enable
+ * Banking: `code` is the family, `sub_code` the sub-family), or a code the
+ * bank sends as a plain string.
+ */
+export function toBankTransactionCode(value: TransactionResource["bank_transaction_code"]) {
+  if (value === null || value === undefined) return null;
+  if (typeof value === "string") return orNull(value.trim());
+  const parts = [value.domain, value.code, value.sub_code].map((part) => orNull(part?.trim()));
+  const present = parts.filter((part): part is string => part !== null);
+  return present.length > 0 ? present.join("-") : null;
+}
+
+function toRemittance(value: TransactionResource["remittance_information"]): string | null {
+  const lines = (typeof value === "string" ? [value] : (value ?? [])).filter(
+    (line) => line.trim() !== "",
+  );
+  return lines.length > 0 ? lines.join("\n") : null;
+}
+
+function toParty(account: AccountIdentification | null | undefined) {
+  const other = account?.other;
+  return {
+    iban: orNull(account?.iban) ?? findIdentification([other], "IBAN"),
+    bban: findIdentification([other], "BBAN"),
+  };
+}
+
+/** Null for a transaction that is to be left out (cancelled, rejected). */
+export function toUpstreamTransaction(
+  resource: TransactionResource,
+  raw: unknown,
+): UpstreamTransaction | null {
+  const status = toStatus(resource);
+  if (status === null) return null;
+  const creditor = toParty(resource.creditor_account);
+  const debtor = toParty(resource.debtor_account);
+  const balanceAfter = resource.balance_after_transaction;
+  return {
+    entryReference:
+      orNull(resource.entry_reference) ??
+      orNull(resource.transaction_id) ??
+      synthesizedReference(raw),
+    // Unsigned: the sign is the indicator (CONTRACT §8.4).
+    amount: resource.transaction_amount.amount.replace(/^[+-]/, ""),
+    currency: resource.transaction_amount.currency.toUpperCase(),
+    creditDebitIndicator: toIndicator(resource),
+    status,
+    bookingDate: toIsoDay(resource.booking_date),
+    valueDate: toIsoDay(resource.value_date),
+    transactionDate: toIsoDay(resource.transaction_date),
+    bankTransactionCode: toBankTransactionCode(resource.bank_transaction_code),
+    creditorName: orNull(resource.creditor?.name),
+    creditorIban: creditor.iban,
+    creditorBban: creditor.bban,
+    creditorAgentBic: orNull(resource.creditor_agent?.bic_fi),
+    debtorName: orNull(resource.debtor?.name),
+    debtorIban: debtor.iban,
+    debtorBban: debtor.bban,
+    debtorAgentBic: orNull(resource.debtor_agent?.bic_fi),
+    remittanceInformation: toRemittance(resource.remittance_information),
+    note: orNull(resource.note),
+    referenceNumber: orNull(resource.reference_number),
+    merchantCategoryCode: orNull(resource.merchant_category_code),
+    balanceAfter: balanceAfter ? toSignedDecimal(balanceAfter.amount) : null,
+    balanceAfterCurrency: balanceAfter ? balanceAfter.currency.toUpperCase() : null,
+    exchangeRate: orNull(resource.exchange_rate?.exchange_rate),
+    rawJson: JSON.stringify(raw),
+  };
+}
+
+/**
+ * A page of transactions. Two entries of one page that are identical and
+ * carry no reference (two equal coffees on one day) would share a synthesized
+ * reference and be de-duplicated into one; the second and later get `#2`,
+ * `#3`, … so both are kept.
+ */
+export function toUpstreamTransactions(raw: unknown[], route: string): UpstreamTransaction[] {
+  const counts = new Map<string, number>();
+  const transactions: UpstreamTransaction[] = [];
+  for (const item of raw) {
+    const transaction = toUpstreamTransaction(parseWire(transactionSchema, item, route), item);
+    if (transaction === null) continue;
+    if (transaction.entryReference.startsWith("sha256:")) {
+      const seen = (counts.get(transaction.entryReference) ?? 0) + 1;
+      counts.set(transaction.entryReference, seen);
+      if (seen > 1) transaction.entryReference = `${transaction.entryReference}#${seen}`;
+    }
+    transactions.push(transaction);
+  }
+  return transactions;
+}

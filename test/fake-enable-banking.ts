@@ -1,0 +1,252 @@
+import { createPublicKey, randomUUID, type KeyObject } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import {
+  decodeProtectedHeader,
+  jwtVerify,
+  type JWTPayload,
+  type ProtectedHeaderParameters,
+} from "jose";
+
+/**
+ * A local stand-in for the Enable Banking API (DESIGN.md §7: the connector is
+ * tested against a real HTTP server). Like the real one it checks the
+ * application's JWT on every request (RS256 with the registered public key,
+ * `kid` = application id, issuer, audience, a lifetime of at most 24 h) and
+ * answers 401 otherwise; it serves ASPSPs, authorizations, sessions,
+ * balances and transactions paged by `continuation_key`, and can be told to
+ * fail the next requests with any status, body and headers.
+ */
+
+export const FAKE_ISSUER = "enablebanking.com";
+export const FAKE_AUDIENCE = "api.enablebanking.com";
+export const FAKE_AUTHORIZATION_CODE = "code-7f3a";
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  headers: IncomingMessage["headers"];
+  body: unknown;
+  jwtHeader: ProtectedHeaderParameters | null;
+  jwtPayload: JWTPayload | null;
+}
+
+export interface ScriptedAnswer {
+  status: number;
+  body?: unknown;
+  /** Sent as is instead of `body` (e.g. an HTML error page). */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TransactionsPage {
+  transactions: unknown[];
+  continuation_key?: string | null;
+}
+
+export interface FakeEnableBankingOptions {
+  applicationId: string;
+  /** SPKI PEM of the application's registered key. */
+  publicKey: string;
+}
+
+const errorBody = (status: number, error: string | undefined, message: string) => ({
+  code: status,
+  message,
+  ...(error && { error }),
+});
+
+export class FakeEnableBanking {
+  readonly requests: RecordedRequest[] = [];
+  /** Why a JWT was refused, in order (for assertions). */
+  readonly rejections: string[] = [];
+  applicationActive = true;
+  aspsps: Record<string, unknown>[] = [];
+  session: Record<string, unknown> = {};
+  balances: Record<string, unknown[]> = {};
+  /** Per account uid: the pages, each linking to the next by its `continuation_key`. */
+  transactionPages: Record<string, TransactionsPage[]> = {};
+  /** Answers on the requests that come next, one each, after the JWT check. */
+  readonly script: ScriptedAnswer[] = [];
+  /** Milliseconds to wait before answering (for timeouts). */
+  delayMs = 0;
+  readonly closedSessions = new Set<string>();
+  private readonly publicKey: KeyObject;
+  private url_ = "";
+
+  private readonly server = createServer((request, response) => {
+    this.handle(request, response).catch(() => {
+      if (!response.headersSent) response.writeHead(500);
+      response.end();
+    });
+  });
+
+  constructor(private readonly options: FakeEnableBankingOptions) {
+    this.publicKey = createPublicKey(options.publicKey);
+  }
+
+  get url(): string {
+    return this.url_;
+  }
+
+  async listen(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+    this.url_ = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Whether the JWT may pass; records why not. */
+  private async verify(request: IncomingMessage, recorded: RecordedRequest): Promise<boolean> {
+    const token = /^Bearer (\S+)$/.exec(request.headers.authorization ?? "")?.[1];
+    if (!token) return this.reject("no bearer token");
+    try {
+      recorded.jwtHeader = decodeProtectedHeader(token);
+      if (recorded.jwtHeader.kid !== this.options.applicationId) return this.reject("wrong kid");
+      const { payload } = await jwtVerify(token, this.publicKey, {
+        issuer: FAKE_ISSUER,
+        audience: FAKE_AUDIENCE,
+        algorithms: ["RS256"],
+        typ: "JWT",
+        requiredClaims: ["iat", "exp"],
+        maxTokenAge: "24h",
+      });
+      recorded.jwtPayload = payload;
+      if ((payload.exp ?? 0) - (payload.iat ?? 0) > 24 * 60 * 60) {
+        return this.reject("lifetime above 24 h");
+      }
+      return true;
+    } catch (error) {
+      return this.reject((error as { code?: string }).code ?? "invalid token");
+    }
+  }
+
+  private reject(reason: string): false {
+    this.rejections.push(reason);
+    return false;
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? "/", "http://fake");
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString("utf8");
+    const recorded: RecordedRequest = {
+      method: request.method ?? "GET",
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      headers: request.headers,
+      body: text ? (JSON.parse(text) as unknown) : null,
+      jwtHeader: null,
+      jwtPayload: null,
+    };
+    this.requests.push(recorded);
+    if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+    if (response.destroyed) return;
+    const answer = (await this.verify(request, recorded))
+      ? (this.script.shift() ?? this.route(recorded))
+      : { status: 401, body: errorBody(401, undefined, "Invalid or expired JWT") };
+    const body = answer.rawBody ?? (answer.body === undefined ? "" : JSON.stringify(answer.body));
+    response.writeHead(answer.status, {
+      ...(answer.body !== undefined && { "content-type": "application/json" }),
+      ...answer.headers,
+    });
+    response.end(body);
+  }
+
+  private route(request: RecordedRequest): ScriptedAnswer {
+    const key = `${request.method} ${request.path}`;
+    const account = /^\/accounts\/([^/]+)\/(balances|transactions)$/.exec(request.path);
+    const session = /^\/sessions\/([^/]+)$/.exec(request.path);
+    if (key === "GET /application") {
+      return { status: 200, body: { name: "Test app", active: this.applicationActive } };
+    }
+    if (key === "GET /aspsps") return { status: 200, body: { aspsps: this.aspspsOf(request) } };
+    if (key === "POST /auth") return this.authorize(request);
+    if (key === "POST /sessions") return this.createSession(request);
+    if (request.method === "DELETE" && session) return this.deleteSession(session[1] ?? "");
+    if (request.method === "GET" && account?.[2] === "balances") {
+      const balances = this.balances[decodeURIComponent(account[1] ?? "")];
+      return balances
+        ? { status: 200, body: { balances } }
+        : { status: 404, body: errorBody(404, "ACCOUNT_DOES_NOT_EXIST", "No such account") };
+    }
+    if (request.method === "GET" && account?.[2] === "transactions") {
+      return this.transactions(decodeURIComponent(account[1] ?? ""), request.query);
+    }
+    return { status: 404, body: errorBody(404, "NOT_FOUND", "Not found") };
+  }
+
+  private aspspsOf(request: RecordedRequest) {
+    const country = request.query.country;
+    return this.aspsps.filter((aspsp) => !country || aspsp.country === country);
+  }
+
+  private authorize(request: RecordedRequest): ScriptedAnswer {
+    const body = request.body as Record<string, Record<string, unknown> | undefined> | null;
+    const complete =
+      typeof body?.access?.valid_until === "string" &&
+      typeof body.aspsp?.name === "string" &&
+      typeof body.aspsp.country === "string" &&
+      typeof body.state === "string" &&
+      typeof body.redirect_url === "string" &&
+      typeof body.psu_type === "string";
+    if (!complete) {
+      return { status: 422, body: errorBody(422, "WRONG_REQUEST_PARAMETERS", "Bad request") };
+    }
+    const authorizationId = randomUUID();
+    return {
+      status: 200,
+      body: {
+        url: `${this.url}/bank/authorize?authorization_id=${authorizationId}`,
+        authorization_id: authorizationId,
+        psu_id_hash: "hash",
+      },
+    };
+  }
+
+  private createSession(request: RecordedRequest): ScriptedAnswer {
+    const code = (request.body as { code?: unknown } | null)?.code;
+    if (code !== FAKE_AUTHORIZATION_CODE) {
+      return { status: 400, body: errorBody(400, "WRONG_AUTHORIZATION_CODE", "Bad code") };
+    }
+    return { status: 200, body: this.session };
+  }
+
+  private deleteSession(sessionId: string): ScriptedAnswer {
+    if (this.closedSessions.has(sessionId)) {
+      return { status: 400, body: errorBody(400, "CLOSED_SESSION", "Session is closed") };
+    }
+    this.closedSessions.add(sessionId);
+    return { status: 200, body: { message: "OK" } };
+  }
+
+  private transactions(uid: string, query: Record<string, string>): ScriptedAnswer {
+    const pages = this.transactionPages[uid];
+    if (!pages) {
+      return { status: 404, body: errorBody(404, "ACCOUNT_DOES_NOT_EXIST", "No such account") };
+    }
+    if (!query.date_from) {
+      return { status: 422, body: errorBody(422, "WRONG_REQUEST_PARAMETERS", "date_from") };
+    }
+    const key = query.continuation_key;
+    const index = key ? pages.findIndex((_, i) => pages[i - 1]?.continuation_key === key) : 0;
+    const page = pages[index];
+    if (!page) {
+      return { status: 400, body: errorBody(400, "WRONG_CONTINUATION_KEY", "Bad key") };
+    }
+    return { status: 200, body: page };
+  }
+}
+
+export async function startFakeEnableBanking(
+  options: FakeEnableBankingOptions,
+): Promise<FakeEnableBanking> {
+  const fake = new FakeEnableBanking(options);
+  await fake.listen();
+  return fake;
+}
