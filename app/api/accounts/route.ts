@@ -1,0 +1,7 @@
+import { listAccounts } from "@/lib/api/data";
+import { dataOperation, outsideScope } from "@/lib/api/route";
+
+export const dynamic = "force-dynamic";
+
+export const GET = dataOperation((principal) => listAccounts(principal));
+export { outsideScope as POST, outsideScope as PUT, outsideScope as PATCH, outsideScope as DELETE };

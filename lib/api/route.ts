@@ -1,0 +1,39 @@
+import { authenticateApiKeyRequest, refuseOutsideScope } from "../keys/api-key-auth";
+import type { ApiKeyPrincipal } from "../keys/api-keys";
+import { log } from "../log";
+import { apiJson } from "./data";
+
+type RouteContext = { params: Promise<Record<string, string | string[]>> };
+type Operation = (
+  principal: ApiKeyPrincipal,
+  request: Request,
+  params: Record<string, string>,
+) => Promise<Response>;
+
+/**
+ * A data operation behind API-key authentication (SPEC 4.6, 5.3): 401 for a
+ * missing or dead key, the operation otherwise, and a 503 (never a stack
+ * trace) when something underneath fails.
+ */
+export function dataOperation(operation: Operation) {
+  return async (request: Request, context: RouteContext): Promise<Response> => {
+    const principal = await authenticateApiKeyRequest(request);
+    if (principal instanceof Response) return principal;
+    const raw = await context.params;
+    const params = Object.fromEntries(
+      Object.entries(raw).map(([name, value]) => [
+        name,
+        Array.isArray(value) ? value.join("/") : value,
+      ]),
+    );
+    try {
+      return await operation(principal, request, params);
+    } catch (error) {
+      log.error("api.operation_failed", { error, path: new URL(request.url).pathname });
+      return apiJson({ status: 503, reason: "transient" }, 503, { "Retry-After": "5" });
+    }
+  };
+}
+
+/** SPEC 5.5: methods outside the five operations answer 403 like every other path. */
+export const outsideScope = (request: Request) => refuseOutsideScope(request);

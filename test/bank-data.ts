@@ -1,0 +1,58 @@
+import { generateKeyPair } from "../lib/crypto/envelope";
+import { db } from "../lib/db/client";
+import { storeBankSession } from "../lib/banking/ingest";
+import { sandboxUpstream } from "../lib/upstream/sandbox";
+import { approveSandboxAuthorization } from "../lib/upstream/sandbox/consent";
+import { createTestClient, ISSUER, mintApiKey } from "./oauth-fixtures";
+
+/**
+ * A partner with a recipient key, a user who went through its flow (an API
+ * key from the real token endpoint) and a sandbox bank connected `agoMs`
+ * ago: what the data API tests read and sync.
+ */
+export async function connectedPartnerUser(
+  options: { bank?: { name: string; country: string }; agoMs?: number } = {},
+) {
+  const client = await createTestClient();
+  const keys = generateKeyPair();
+  await db().partner.update({
+    where: { id: client.partnerId ?? "" },
+    data: { recipientPublicKey: keys.publicKeyRawB64, recipientKeyInstalledAt: new Date() },
+  });
+  const { key, user } = await mintApiKey(client);
+  const tenant = await db().tenant.findUniqueOrThrow({
+    where: { subject: `wl:${client.partnerId}:connect:${user.email}` },
+  });
+  const connected = await connectBank(tenant.id, keys.publicKeyRawB64, options);
+  return { client, key, keys, tenantId: tenant.id, ...connected };
+}
+
+/** Connects a sandbox bank for a tenant as if it happened `agoMs` ago. */
+export async function connectBank(
+  tenantId: string,
+  sealingKey: string,
+  options: { bank?: { name: string; country: string }; agoMs?: number } = {},
+) {
+  const at = new Date(Date.now() - (options.agoMs ?? 0));
+  const sandbox = sandboxUpstream({ now: () => at, baseUrl: ISSUER });
+  const { authorizationId } = await sandbox.startAuthorization({
+    aspsp: options.bank ?? { name: "Sandbox Nordbank DK", country: "DK" },
+    psuType: "personal",
+    redirectUrl: `${ISSUER}/banks/callback`,
+    state: "s",
+    validUntil: new Date(at.getTime() + 90 * 86_400_000),
+    language: "en",
+  });
+  const back = new URL(approveSandboxAuthorization(authorizationId, at) ?? "");
+  const session = await sandbox.completeAuthorization({
+    code: back.searchParams.get("code") ?? "",
+  });
+  const stored = await storeBankSession({
+    tenantId,
+    sealingKey,
+    upstream: sandbox,
+    session,
+    now: at,
+  });
+  return { session, stored, connectedAt: at };
+}
