@@ -4,6 +4,7 @@ import { db } from "../db/client";
 import type {
   Upstream,
   UpstreamBalance,
+  UpstreamReadOptions,
   UpstreamSession,
   UpstreamTransaction,
 } from "../upstream/types";
@@ -26,11 +27,16 @@ export async function fetchTransactions(
   upstream: Upstream,
   accountUid: string,
   dateFrom: string,
+  options: UpstreamReadOptions = {},
 ): Promise<UpstreamTransaction[]> {
   const transactions: UpstreamTransaction[] = [];
   let continuationKey: string | undefined;
   for (let page = 0; page < MAX_PAGES; page += 1) {
-    const result = await upstream.getTransactions(accountUid, { dateFrom, continuationKey });
+    const result = await upstream.getTransactions(
+      accountUid,
+      { dateFrom, continuationKey },
+      options,
+    );
     transactions.push(...result.transactions);
     if (!result.continuationKey) return transactions;
     continuationKey = result.continuationKey;

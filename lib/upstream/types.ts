@@ -172,6 +172,8 @@ export interface Upstream {
 export const UPSTREAM_FAILURE_STATUS = {
   reconnect_needed: 409,
   consent_withdrawn: 409,
+  // CONTRACT §7.4–7.6: the bank shares data only with the account holder present.
+  psu_present_required: 409,
   rate_limited: 429,
   bank_error: 502,
   transient: 503,

@@ -19,6 +19,8 @@ export const ENABLE_BANKING_FAILURES = {
     ASPSP_PSU_ACTION_REQUIRED: "reconnect_needed",
     // The user withdrew the consent at the bank.
     REVOKED_SESSION: "consent_withdrawn",
+    // The bank answers only while the user is present (PSU headers, CONTRACT §7.6).
+    PSU_HEADER_NOT_PROVIDED: "psu_present_required",
     ASPSP_ERROR: "bank_error",
     ASPSP_TIMEOUT: "transient",
     APPLICATION_INACTIVE: "partner_app_inactive",

@@ -126,6 +126,7 @@ export function toSandboxAccounts(session: SessionClaims): SandboxAccount[] {
       psuType: session.psuType,
       validUntil: session.validUntil,
       index,
+      connectedAt: session.issuedAt,
     };
     const account = toSandboxAccount(signSandboxToken("account", claims), claims);
     return account ? [account] : [];

@@ -29,6 +29,8 @@ export interface SandboxScenario {
   reason: UpstreamFailureReason;
   bankErrorCode?: string;
   retryAfterSeconds?: number;
+  /** Fails only when the read carries no PSU headers (the holder is not present). */
+  unlessPsuPresent?: boolean;
 }
 
 export interface SandboxBank {
@@ -42,6 +44,8 @@ export interface SandboxBank {
   maxConsentDays: number;
   accounts: { personal: readonly AccountKind[]; business: readonly AccountKind[] };
   scenario?: SandboxScenario;
+  /** A consent shorter than a day, so that its expiry can be watched (minutes). */
+  consentMinutes?: number;
 }
 
 const PERSONAL_AND_BUSINESS = ["personal", "business"] as const;
@@ -185,7 +189,13 @@ export const SANDBOX_BANKS = [
   ...scenarioBanks(),
 ] as const satisfies readonly SandboxBank[];
 
-/** One DK bank per SPEC 7.3 reason, each with the Enable Banking code it will answer with. */
+/**
+ * One DK bank per SPEC 7.3 reason (and psu_present_required), each with the
+ * Enable Banking code it answers with, and a bank whose consent lasts five
+ * minutes. A scenario bank behaves normally for the first minute after the
+ * consent (so that connecting it works), then every read fails
+ * (SANDBOX_SCENARIO_GRACE_MS in index.ts).
+ */
 function scenarioBanks(): SandboxBank[] {
   const scenarios = [
     ["reconnect-needed", { reason: "reconnect_needed", bankErrorCode: "EXPIRED_SESSION" }],
@@ -201,8 +211,16 @@ function scenarioBanks(): SandboxBank[] {
     ["bank-error", { reason: "bank_error", bankErrorCode: "ASPSP_ERROR" }],
     ["transient", { reason: "transient" }],
     ["partner-app-inactive", { reason: "partner_app_inactive" }],
+    [
+      "psu-present-required",
+      {
+        reason: "psu_present_required",
+        bankErrorCode: "PSU_HEADER_NOT_PROVIDED",
+        unlessPsuPresent: true,
+      },
+    ],
   ] as const satisfies readonly (readonly [string, SandboxScenario])[];
-  return scenarios.map(([slug, scenario], index) => ({
+  const failing: SandboxBank[] = scenarios.map(([slug, scenario], index) => ({
     id: `dk-scenario-${slug}`,
     name: `Sandbox Scenario DK: ${slug.replaceAll("-", " ")}`,
     country: "DK",
@@ -213,6 +231,20 @@ function scenarioBanks(): SandboxBank[] {
     accounts: EVERYDAY,
     scenario,
   }));
+  return [
+    ...failing,
+    {
+      id: "dk-scenario-short-consent",
+      name: "Sandbox Scenario DK: short consent",
+      country: "DK",
+      bic: "SBSCDKKK",
+      bankCode: String(7900 + failing.length),
+      psuTypes: PERSONAL_AND_BUSINESS,
+      maxConsentDays: 1,
+      consentMinutes: 5,
+      accounts: EVERYDAY,
+    },
+  ];
 }
 
 export function toAspsp(bank: SandboxBank): Aspsp {

@@ -8,6 +8,7 @@ import {
   type TransactionQuery,
   type Upstream,
   type UpstreamBalance,
+  type UpstreamReadOptions,
   type UpstreamSession,
 } from "../types";
 import {
@@ -34,6 +35,8 @@ import { MAX_HISTORY_DAYS, pageOfTransactions, toUpstreamTransaction } from "./t
 export const SANDBOX_AUTHORIZATION_LIFETIME_MS = 30 * 60 * 1000;
 /** How long the code on the redirect back may be exchanged for a session. */
 export const SANDBOX_CODE_LIFETIME_MS = 10 * 60 * 1000;
+/** A scenario bank serves normally this long after the consent, then fails every read. */
+export const SANDBOX_SCENARIO_GRACE_MS = 60 * 1000;
 
 export interface SandboxOptions {
   /** The sandbox's clock: "today" for balances and the newest transactions. */
@@ -62,7 +65,7 @@ export function sandboxUpstream(options: SandboxOptions = {}): Upstream {
   const now = options.now ?? (() => new Date());
   const baseUrl = () => options.baseUrl ?? getEnv().issuer;
 
-  function accountOf(uid: string): SandboxAccount {
+  function accountOf(uid: string, options: UpstreamReadOptions = {}): SandboxAccount {
     const account = findSandboxAccount(uid);
     if (!account) {
       throw new UpstreamError("reconnect_needed", "not a sandbox account uid", {
@@ -70,6 +73,16 @@ export function sandboxUpstream(options: SandboxOptions = {}): Upstream {
       });
     }
     if (account.claims.validUntil <= now().getTime()) throw expiredSession();
+    const scenario = account.bank.scenario;
+    const connectedAt = account.claims.connectedAt ?? 0;
+    const armed = now().getTime() >= connectedAt + SANDBOX_SCENARIO_GRACE_MS;
+    const psuPresent = Boolean(options.psuHeaders?.["Psu-Ip-Address"]);
+    if (scenario && armed && !(scenario.unlessPsuPresent && psuPresent)) {
+      throw new UpstreamError(scenario.reason, `sandbox scenario ${account.bank.id}`, {
+        bankErrorCode: scenario.bankErrorCode,
+        retryAfterSeconds: scenario.retryAfterSeconds,
+      });
+    }
     return account;
   }
 
@@ -103,7 +116,9 @@ export function sandboxUpstream(options: SandboxOptions = {}): Upstream {
         });
       }
       const issuedAt = now().getTime();
-      const longest = issuedAt + bank.maxConsentDays * DAY_MS;
+      const longest =
+        issuedAt +
+        (bank.consentMinutes ? bank.consentMinutes * 60_000 : bank.maxConsentDays * DAY_MS);
       const authorizationId = signSandboxToken("authorization", {
         nonce: randomBytes(16).toString("base64url"),
         bank: bank.id,
@@ -145,12 +160,12 @@ export function sandboxUpstream(options: SandboxOptions = {}): Upstream {
       };
     },
 
-    async getBalances(accountUid: string): Promise<UpstreamBalance[]> {
-      return balancesOf(accountOf(accountUid), toDayNumber(now()));
+    async getBalances(accountUid, options): Promise<UpstreamBalance[]> {
+      return balancesOf(accountOf(accountUid, options), toDayNumber(now()));
     },
 
-    async getTransactions(accountUid: string, query: TransactionQuery): Promise<TransactionPage> {
-      const account = accountOf(accountUid);
+    async getTransactions(accountUid, query, options): Promise<TransactionPage> {
+      const account = accountOf(accountUid, options);
       const requested = windowOf(query);
       let window = requested;
       let cursor = { day: requested.to, skip: 0 };

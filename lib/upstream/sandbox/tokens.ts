@@ -51,6 +51,8 @@ const claimsSchemas = {
     psuType: z.enum(PSU_TYPES),
     validUntil: z.number().int(),
     index: z.number().int().min(0),
+    /** Epoch milliseconds of the consent (scenario banks start failing a minute later). */
+    connectedAt: z.number().int().optional(),
   }),
   page: z.object({
     /** A digest of the account uid: a key from one account is refused on another. */

@@ -1,0 +1,103 @@
+import { z } from "zod";
+import { syncAccount, SYNC_FAILURE_STATUS, type SyncOutcome } from "../banking/sync";
+import type { ApiKeyPrincipal } from "../keys/api-keys";
+import { apiJson } from "./data";
+import { psuHeadersOf } from "./psu-headers";
+
+/**
+ * POST /api/accounts/{id}/sync and POST /api/sync (SPEC 4.6, 7.3; CONTRACT
+ * §7.4–7.5). Refusals are `{status, reason, bankErrorCode?}` with the
+ * reason's status and an integer Retry-After where the upstream gave one.
+ */
+
+/** The most accounts one bulk sync may name. */
+export const MAX_BULK_ITEMS = 100;
+const MAX_BODY_BYTES = 64 * 1024;
+
+const uidSchema = z.string().min(1).max(2048);
+const singleSchema = z.object({ uid: uidSchema });
+const bulkSchema = z.object({
+  items: z
+    .array(z.object({ accountId: z.string().min(1).max(100), uid: uidSchema }))
+    .max(MAX_BULK_ITEMS),
+});
+
+const problem = (status: number, reason: string, detail?: string) =>
+  apiJson({ status, reason, ...(detail ? { detail } : {}) }, status);
+
+async function readJson<T>(request: Request, schema: z.ZodType<T>): Promise<T | Response> {
+  const text = await request.text();
+  if (text.length > MAX_BODY_BYTES) return problem(413, "invalid_request", "the body is too large");
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return problem(400, "invalid_request", "the body must be JSON");
+  }
+  const result = schema.safeParse(parsed);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const where = issue?.path.length ? issue.path.join(".") : "body";
+    return problem(400, "invalid_request", `${where}: ${issue?.message ?? "invalid"}`);
+  }
+  return result.data;
+}
+
+function failureResponse(outcome: Exclude<SyncOutcome, { ok: true }>): Response {
+  const status = SYNC_FAILURE_STATUS[outcome.reason];
+  const body = {
+    status,
+    reason: outcome.reason,
+    ...(outcome.bankErrorCode ? { bankErrorCode: outcome.bankErrorCode } : {}),
+  };
+  const headers: Record<string, string> =
+    outcome.retryAfterSeconds === null ? {} : { "Retry-After": String(outcome.retryAfterSeconds) };
+  return apiJson(body, status, headers);
+}
+
+export async function handleAccountSync(
+  principal: ApiKeyPrincipal,
+  request: Request,
+  accountId: string,
+): Promise<Response> {
+  const body = await readJson(request, singleSchema);
+  if (body instanceof Response) return body;
+  const outcome = await syncAccount({
+    tenantId: principal.tenantId,
+    accountId,
+    uid: body.uid,
+    psuHeaders: psuHeadersOf(request, principal),
+  });
+  if (!outcome) return problem(404, "not_found", "no such account");
+  if (!outcome.ok) return failureResponse(outcome);
+  return apiJson({ newTransactions: outcome.newTransactions, totalFetched: outcome.totalFetched });
+}
+
+export async function handleBulkSync(principal: ApiKeyPrincipal, request: Request) {
+  const body = await readJson(request, bulkSchema);
+  if (body instanceof Response) return body;
+  const psuHeaders = psuHeadersOf(request, principal);
+  let accounts = 0;
+  let newTransactions = 0;
+  const failures: { accountId: string; reason: string; bankErrorCode: string | null }[] = [];
+  // One sync per account, in order: the upstream throttles per consent, not per call.
+  const items = new Map(body.items.map((item) => [item.accountId, item.uid]));
+  for (const [accountId, uid] of items) {
+    const outcome = await syncAccount({
+      tenantId: principal.tenantId,
+      accountId,
+      uid,
+      psuHeaders,
+    });
+    if (!outcome) {
+      failures.push({ accountId, reason: "not_found", bankErrorCode: null });
+    } else if (outcome.ok) {
+      accounts += 1;
+      newTransactions += outcome.newTransactions;
+    } else if (outcome.reason !== "consent_withdrawn") {
+      // SPEC 4.6: accounts whose consent was withdrawn are left out silently.
+      failures.push({ accountId, reason: outcome.reason, bankErrorCode: outcome.bankErrorCode });
+    }
+  }
+  return apiJson({ accounts, newTransactions, failures });
+}

@@ -1,0 +1,151 @@
+import { keyedHash } from "../crypto/keyed-hash";
+import { db } from "../db/client";
+import { isUuid } from "../db/uuid";
+import { log } from "../log";
+import { upstreamNamed } from "../upstream";
+import {
+  UPSTREAM_NAMES,
+  UpstreamError,
+  UPSTREAM_FAILURE_STATUS,
+  type UpstreamName,
+} from "../upstream/types";
+import { fetchTransactions, INITIAL_HISTORY_DAYS } from "./ingest";
+import { balanceColumns, transactionColumns } from "./sealing";
+
+/**
+ * Online sync of one account (SPEC 7.3, CONTRACT §7.4): the client posts the
+ * account's uid (decrypted on its side); the server checks it against the
+ * keyed hash, fetches what is new from the upstream, seals it to the tenant's
+ * key and stores it. Transactions are de-duplicated by a unique keyed hash,
+ * so concurrent syncs of one account never store one twice.
+ */
+
+/** Every sync re-reads this many days before the last sync, for late bookings. */
+export const SYNC_OVERLAP_DAYS = 7;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export const SYNC_FAILURE_STATUS = {
+  ...UPSTREAM_FAILURE_STATUS,
+  // A renewal replaced the uid: re-read the accounts and post the new one.
+  uid_outdated: 409,
+} as const;
+
+export type SyncFailureReason = keyof typeof SYNC_FAILURE_STATUS;
+
+export type SyncOutcome =
+  | { ok: true; newTransactions: number; totalFetched: number }
+  | {
+      ok: false;
+      reason: SyncFailureReason;
+      bankErrorCode: string | null;
+      retryAfterSeconds: number | null;
+    };
+
+export interface SyncRequest {
+  tenantId: string;
+  accountId: string;
+  uid: string;
+  psuHeaders?: Record<string, string>;
+  now?: Date;
+}
+
+const failure = (
+  reason: SyncFailureReason,
+  details: { bankErrorCode?: string | null; retryAfterSeconds?: number | null } = {},
+): SyncOutcome => ({
+  ok: false,
+  reason,
+  bankErrorCode: details.bankErrorCode ?? null,
+  retryAfterSeconds: details.retryAfterSeconds ?? null,
+});
+
+function toUpstreamName(name: string): UpstreamName {
+  const known = UPSTREAM_NAMES.find((candidate) => candidate === name);
+  if (!known) throw new Error(`connection held by an unknown upstream: ${name}`);
+  return known;
+}
+
+/** The consent is over: every account of the connection needs a reconnect. */
+async function markLapsed(connectionId: string, reason: "reconnect_needed" | "consent_withdrawn") {
+  await db().$transaction([
+    db().connection.update({
+      where: { id: connectionId },
+      data: { status: reason === "consent_withdrawn" ? "Withdrawn" : "Expired" },
+    }),
+    db().account.updateMany({
+      where: { connectionId },
+      data:
+        reason === "consent_withdrawn"
+          ? { consentWithdrawn: true, needsReconnect: true }
+          : { needsReconnect: true },
+    }),
+  ]);
+}
+
+/** Null when the tenant has no such account. */
+export async function syncAccount(request: SyncRequest): Promise<SyncOutcome | null> {
+  const now = request.now ?? new Date();
+  if (!isUuid(request.accountId)) return null;
+  const account = await db().account.findFirst({
+    where: { id: request.accountId, tenantId: request.tenantId },
+    include: { connection: true, tenant: { select: { sealingKey: true } } },
+  });
+  if (!account) return null;
+  const { connection } = account;
+  if (account.consentWithdrawn || connection.status === "Withdrawn") {
+    return failure("consent_withdrawn");
+  }
+  if (account.needsReconnect || connection.status !== "Active" || connection.validUntil <= now) {
+    if (!account.needsReconnect) await markLapsed(connection.id, "reconnect_needed");
+    return failure("reconnect_needed");
+  }
+  if (keyedHash("uid", request.uid) !== account.uidHash) return failure("uid_outdated");
+  const sealingKey = account.tenant.sealingKey;
+  if (!sealingKey) throw new Error("tenant without a sealing key holds an account");
+
+  const upstream = upstreamNamed(toUpstreamName(connection.upstream));
+  const since = connection.lastSyncedAt ?? new Date(now.getTime() - INITIAL_HISTORY_DAYS * DAY_MS);
+  const dateFrom = new Date(since.getTime() - SYNC_OVERLAP_DAYS * DAY_MS)
+    .toISOString()
+    .slice(0, 10);
+  const options = { psuHeaders: request.psuHeaders };
+  let fetched;
+  try {
+    const [balances, transactions] = await Promise.all([
+      upstream.getBalances(request.uid, options),
+      fetchTransactions(upstream, request.uid, dateFrom, options),
+    ]);
+    fetched = { balances, transactions };
+  } catch (error) {
+    if (!(error instanceof UpstreamError)) throw error;
+    log.warn("sync.upstream_failed", { reason: error.reason, bank_error: error.bankErrorCode });
+    if (error.reason === "reconnect_needed" || error.reason === "consent_withdrawn") {
+      await markLapsed(connection.id, error.reason);
+    }
+    return failure(error.reason, error);
+  }
+
+  const balanceRows = fetched.balances.map((balance) => balanceColumns(sealingKey, balance));
+  const transactionRows = fetched.transactions.map((transaction) => ({
+    accountId: account.id,
+    ...transactionColumns(sealingKey, transaction),
+  }));
+  const created = await db().$transaction(async (tx) => {
+    for (const balance of balanceRows) {
+      await tx.balance.upsert({
+        where: {
+          accountId_balanceType: { accountId: account.id, balanceType: balance.balanceType },
+        },
+        create: { accountId: account.id, ...balance },
+        update: balance,
+      });
+    }
+    const inserted = await tx.transaction.createMany({
+      data: transactionRows,
+      skipDuplicates: true,
+    });
+    await tx.connection.update({ where: { id: connection.id }, data: { lastSyncedAt: now } });
+    return inserted.count;
+  });
+  return { ok: true, newTransactions: created, totalFetched: fetched.transactions.length };
+}
