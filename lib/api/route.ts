@@ -3,7 +3,8 @@ import type { ApiKeyPrincipal } from "../keys/api-keys";
 import { log } from "../log";
 import { apiJson } from "./data";
 
-type RouteContext = { params: Promise<Record<string, string | string[]>> };
+/** Next passes `params` only to routes with dynamic segments. */
+type RouteContext = { params?: Promise<Record<string, string | string[]> | undefined> };
 type Operation = (
   principal: ApiKeyPrincipal,
   request: Request,
@@ -19,7 +20,7 @@ export function dataOperation(operation: Operation) {
   return async (request: Request, context: RouteContext): Promise<Response> => {
     const principal = await authenticateApiKeyRequest(request);
     if (principal instanceof Response) return principal;
-    const raw = await context.params;
+    const raw = (await context.params) ?? {};
     const params = Object.fromEntries(
       Object.entries(raw).map(([name, value]) => [
         name,

@@ -44,6 +44,12 @@ const KIND_DETAILS = {
     product: "Sandbox Business",
     nicknames: ["Drift", "Operations"],
   },
+  merchant: {
+    nameIndex: 3,
+    type: "CACC",
+    product: "Sandbox Merchant",
+    nicknames: ["Shop", null],
+  },
   "business-savings": {
     nameIndex: 4,
     type: "SVGS",

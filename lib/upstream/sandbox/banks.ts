@@ -19,7 +19,14 @@ export const SANDBOX_COUNTRIES = {
 export type SandboxCountry = keyof typeof SANDBOX_COUNTRIES;
 
 /** What an account does, which decides its transactions (see ledger.ts). */
-export type AccountKind = "current" | "joint" | "savings" | "business" | "business-savings";
+export type AccountKind =
+  | "current"
+  | "joint"
+  | "savings"
+  | "business"
+  | "business-savings"
+  /** A shop's account: the business day plus card-terminal settlements all day long. */
+  | "merchant";
 
 /**
  * Failure scenarios for QA (DESIGN.md §7: "scenario banks that produce every
@@ -185,6 +192,17 @@ export const SANDBOX_BANKS = [
     psuTypes: ["personal"],
     maxConsentDays: 90,
     accounts: EVERYDAY,
+  },
+  {
+    // A high-volume business bank: a shop's account books about fifteen entries a day.
+    id: "dk-handelsbank",
+    name: "Sandbox Handelsbank DK",
+    country: "DK",
+    bic: "SBHDDKKK",
+    bankCode: "6470",
+    psuTypes: ["business"],
+    maxConsentDays: 180,
+    accounts: { personal: [], business: ["merchant", "business-savings"] },
   },
   ...scenarioBanks(),
 ] as const satisfies readonly SandboxBank[];

@@ -128,3 +128,44 @@ export function businessDay(
     ],
   };
 }
+
+/** The card acquirer that settles a shop's terminal sales, per country. */
+const ACQUIRERS = {
+  DK: "Nets Denmark",
+  SE: "Nets Sweden",
+  NO: "Nets Norway",
+  FI: "Nets Finland",
+  DE: "Worldline Germany",
+  NL: "Worldline Netherlands",
+} as const;
+
+/**
+ * A shop's day: the business day, then its card-terminal sales settled in
+ * batches through the day (more on Saturdays, none on Sundays).
+ */
+export function merchantDay(
+  account: SandboxAccount,
+  profile: AccountProfile,
+  day: number,
+): DayDrafts {
+  const base = businessDay(account, profile, day);
+  const { weekday } = toCalendarDay(day);
+  if (weekday === 0) return base;
+  const random = seededRandom("sales", account.uid, day);
+  const batches = weekday === 6 ? random.int(16, 24) : random.int(10, 18);
+  const acquirer = ACQUIRERS[account.country];
+  const sales: Draft[] = [];
+  for (let batch = 1; batch <= batches; batch += 1) {
+    const reference = `${day}${String(batch).padStart(2, "0")}`;
+    sales.push(
+      draft({
+        amountMinor: toLocalMinor(account, random.int(2_000, 45_000)),
+        counterparty: counterpartyAccount(account, acquirer),
+        remittance: `${acquirer} settlement ${reference}`,
+        bankTransactionCode: "PMNT-RCDT-ESCT",
+        referenceNumber: reference,
+      }),
+    );
+  }
+  return { beforeSweep: base.beforeSweep, afterSweep: [...base.afterSweep, ...sales] };
+}

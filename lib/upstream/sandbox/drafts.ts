@@ -69,7 +69,7 @@ const euros = (random: SeededRandom, min: number, max: number) => random.int(min
 export function profileOf(account: SandboxAccount): AccountProfile {
   const random = seededRandom("profile", account.uid);
   const merchants = MERCHANTS[account.country];
-  const business = account.kind === "business";
+  const business = account.kind === "business" || account.kind === "merchant";
   const salaryMinor = toLocalMinor(account, euros(random, 2800, 4200), true);
   const payrollMinor = toLocalMinor(account, euros(random, 6000, 12_000), true);
   const rentMinor = business

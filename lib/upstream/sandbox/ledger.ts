@@ -1,6 +1,6 @@
 import type { UpstreamBalance } from "../types";
 import type { SandboxAccount } from "./accounts";
-import { businessDay } from "./business-day";
+import { businessDay, merchantDay } from "./business-day";
 import { isPayday, paydayOnOrBefore, toIsoDay } from "./calendar";
 import { counterpartyAccount, draft, profileOf, toLocalMinor, type Draft } from "./drafts";
 import { MERCHANTS } from "./merchants";
@@ -47,7 +47,12 @@ function sweepDraft(account: SandboxAccount, amountMinor: number): Draft {
 
 function sweptLedger(account: SandboxAccount, fromDay: number, toDay: number): Ledger {
   const profile = profileOf(account);
-  const daysOf = account.kind === "business" ? businessDay : personalDay;
+  const daysOf =
+    account.kind === "merchant"
+      ? merchantDay
+      : account.kind === "business"
+        ? businessDay
+        : personalDay;
   // Start at the payday before the one that opens the window: its sweep fixes the balance.
   const start = paydayOnOrBefore(paydayOnOrBefore(fromDay) - 1);
   const entries: LedgerEntry[] = [];

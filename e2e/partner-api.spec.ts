@@ -1,0 +1,151 @@
+import { expect, test } from "@playwright/test";
+import { db } from "../lib/db/client";
+import { SANDBOX_SCENARIO_GRACE_MS } from "../lib/upstream/sandbox";
+import { findSandboxAccount, toUpstreamAccount } from "../lib/upstream/sandbox/accounts";
+import { connectBank } from "../test/bank-data";
+import { ContractPartner, openEnvelope } from "./support/contract-partner";
+import { connectJourneyDatabase } from "./support/database";
+import {
+  authorizePath,
+  connectSandboxBank,
+  createJourneyClient,
+  newPkce,
+  signInByCode,
+  uniqueEmail,
+} from "./support/journey";
+import { E2E_ORIGIN } from "./support/origin";
+import { startPartnerApp, type PartnerApp } from "./support/partner-app";
+
+test.describe.configure({ timeout: 120_000 });
+
+let partnerApp: PartnerApp;
+test.beforeAll(async () => {
+  partnerApp = await startPartnerApp();
+});
+test.afterAll(async () => partnerApp.close());
+
+type AccountWire = { id: string; needsReconnect: boolean; enc: string; uidEnc: string };
+type TransactionWire = { id: string; bookingDate: string; enc: string };
+type ConnectionWire = { sessionId: string; isLive: boolean; accountIds: string[] };
+
+test("a partner written against CONTRACT.md reads, pages, syncs and revokes", async ({ page }) => {
+  const client = await createJourneyClient(partnerApp.redirectUri, { recipientKey: true });
+  const privateKey = client.recipientKey?.privateKeyPkcs8B64 ?? "";
+  const { verifier, challenge } = newPkce();
+  const relay = partnerApp.nextRelay();
+  await page.goto(authorizePath(client, challenge));
+  await signInByCode(page, uniqueEmail());
+  await page.locator('form[action="/consent/approve"] button[type="submit"]').click();
+  await connectSandboxBank(page);
+  const code = Object.fromEntries(await relay).code ?? "";
+
+  const partner = new ContractPartner(E2E_ORIGIN, client);
+  const { access_token: key } = await partner.exchange(code, verifier);
+
+  // Accounts: every envelope opens with the partner's key to the bank's own data.
+  const accounts = await partner.get<AccountWire[]>(key, "/api/accounts");
+  expect(accounts.status).toBe(200);
+  expect(accounts.body.length).toBeGreaterThan(0);
+  const uids = new Map<string, string>();
+  for (const account of accounts.body) {
+    const { uid } = openEnvelope<{ uid: string }>(privateKey, account.uidEnc);
+    uids.set(account.id, uid);
+    const held = findSandboxAccount(uid);
+    if (!held) throw new Error("no sandbox account behind the uid");
+    const { ownerName, iban, bban, accountName, product } = toUpstreamAccount(held);
+    expect(openEnvelope(privateKey, account.enc)).toEqual({
+      ownerName,
+      iban,
+      bban,
+      accountName,
+      product,
+    });
+  }
+
+  // Transactions: the n8n/Zapier paginator (offset += items.length until total).
+  const accountId = accounts.body[0]?.id ?? "";
+  const collected: TransactionWire[] = [];
+  let total = Infinity;
+  while (collected.length < total) {
+    const path = partner.transactionsPath(accountId, {
+      limit: Math.min(100, total - collected.length),
+      offset: collected.length,
+    });
+    const pageOf = await partner.get<{ items: TransactionWire[]; total: number }>(key, path);
+    expect(pageOf.status).toBe(200);
+    total = pageOf.body.total;
+    if (pageOf.body.items.length === 0) break;
+    collected.push(...pageOf.body.items);
+  }
+  expect(collected.length).toBe(total);
+  const dates = collected.map((item) => item.bookingDate);
+  expect(dates).toEqual([...dates].sort().reverse());
+  expect(openEnvelope<{ amount: string }>(privateKey, collected[0]?.enc ?? "").amount).toMatch(
+    /^\d+\.\d{2}$/,
+  );
+  const from = dates[40] ?? "";
+  const to = dates[10] ?? "";
+  const window = await partner.get<{ items: TransactionWire[]; total: number }>(
+    key,
+    partner.transactionsPath(accountId, { from, to, limit: 500 }),
+  );
+  expect(window.body.total).toBe(dates.filter((date) => date >= from && date <= to).length);
+
+  // Connections.
+  const connections = await partner.get<ConnectionWire[]>(key, "/api/connections");
+  expect(connections.body).toHaveLength(1);
+  expect(connections.body[0]?.isLive).toBe(true);
+  expect(connections.body[0]?.accountIds.sort()).toEqual([...uids.keys()].sort());
+
+  // Sync: what the bank booked since (here: the newest entries, taken out of storage) comes back once.
+  connectJourneyDatabase();
+  const newest = await db().transaction.findMany({
+    where: { accountId },
+    orderBy: [{ bookingDate: "desc" }, { id: "asc" }],
+    take: 5,
+  });
+  await db().transaction.deleteMany({ where: { id: { in: newest.map((row) => row.id) } } });
+  const synced = await partner.post(key, `/api/accounts/${accountId}/sync`, {
+    uid: uids.get(accountId),
+  });
+  expect(synced.status).toBe(200);
+  expect(synced.body).toMatchObject({ newTransactions: 5 });
+  const again = await partner.post(key, `/api/accounts/${accountId}/sync`, {
+    uid: uids.get(accountId),
+  });
+  expect(again.body).toMatchObject({ newTransactions: 0 });
+  expect(await db().transaction.count({ where: { accountId } })).toBe(total);
+
+  // Bulk sync with a throttling bank among the user's connections.
+  const tenant = await db().tenant.findFirstOrThrow({
+    where: { accounts: { some: { id: accountId } } },
+  });
+  const limited = await connectBank(tenant.id, client.recipientKey?.publicKeyRawB64 ?? "", {
+    bank: { name: "Sandbox Scenario DK: rate limited", country: "DK" },
+    agoMs: SANDBOX_SCENARIO_GRACE_MS + 60_000,
+  });
+  const all = await partner.get<AccountWire[]>(key, "/api/accounts");
+  const items = all.body.map((account) => ({
+    accountId: account.id,
+    uid: openEnvelope<{ uid: string }>(privateKey, account.uidEnc).uid,
+  }));
+  const bulk = await partner.post(key, "/api/sync", { items });
+  expect(bulk.status).toBe(200);
+  expect(bulk.body).toEqual({
+    accounts: uids.size,
+    newTransactions: 0,
+    failures: limited.stored.accountIds.map((id) => ({
+      accountId: id,
+      reason: "rate_limited",
+      bankErrorCode: "ASPSP_RATE_LIMIT_EXCEEDED",
+    })),
+  });
+  const single = await partner.post(key, `/api/accounts/${limited.stored.accountIds[0]}/sync`, {
+    uid: limited.session.accounts[0]?.uid,
+  });
+  expect(single).toMatchObject({ status: 429, retryAfter: "3600" });
+
+  // Revoke: the key stops working.
+  expect(await partner.revoke(key)).toBe(200);
+  expect((await partner.get(key, "/api/accounts")).status).toBe(401);
+});

@@ -1,0 +1,109 @@
+import { createDecipheriv, createECDH, createPrivateKey, hkdfSync } from "node:crypto";
+
+/**
+ * A partner application written from CONTRACT.md alone: plain HTTP calls in
+ * the published SDKs' shapes and its own envelope opener (§8.2), sharing no
+ * code with the service.
+ */
+
+export function openEnvelope<T>(privateKeyPkcs8B64: string, envelopeB64: string): T {
+  const bytes = Buffer.from(envelopeB64, "base64");
+  if (bytes.length < 94 || bytes[0] !== 0x01) throw new Error("Invalid or unsupported envelope");
+  const ephemeral = bytes.subarray(1, 66);
+  const nonce = bytes.subarray(66, 78);
+  const tag = bytes.subarray(78, 94);
+  const ciphertext = bytes.subarray(94);
+  const jwk = createPrivateKey({
+    key: Buffer.from(privateKeyPkcs8B64, "base64"),
+    format: "der",
+    type: "pkcs8",
+  }).export({ format: "jwk" });
+  const ecdh = createECDH("prime256v1");
+  ecdh.setPrivateKey(Buffer.from(jwk.d ?? "", "base64url"));
+  const shared = ecdh.computeSecret(ephemeral);
+  const key = Buffer.from(hkdfSync("sha256", shared, Buffer.alloc(32), "bank.core.ci/zk/v1", 32));
+  const decipher = createDecipheriv("aes-256-gcm", key, nonce);
+  decipher.setAuthTag(tag);
+  const plaintext = Buffer.concat([decipher.update(ciphertext), decipher.final()]);
+  return JSON.parse(plaintext.toString("utf8")) as T;
+}
+
+export class ContractPartner {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly client: { clientId: string; clientSecret: string; redirectUri: string },
+  ) {}
+
+  private basic(): string {
+    const { clientId, clientSecret } = this.client;
+    const pair = `${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`;
+    return `Basic ${Buffer.from(pair).toString("base64")}`;
+  }
+
+  async exchange(code: string, verifier: string): Promise<{ access_token: string; user: string }> {
+    const response = await fetch(`${this.baseUrl}/oauth/token`, {
+      method: "POST",
+      headers: {
+        Authorization: this.basic(),
+        "Content-Type": "application/x-www-form-urlencoded",
+        "User-Agent": "contract-partner/1.0",
+      },
+      body: new URLSearchParams({
+        grant_type: "authorization_code",
+        code,
+        code_verifier: verifier,
+        redirect_uri: this.client.redirectUri,
+      }),
+    });
+    if (!response.ok) throw new Error(`token exchange failed: ${response.status}`);
+    return (await response.json()) as { access_token: string; user: string };
+  }
+
+  async revoke(key: string): Promise<number> {
+    const response = await fetch(`${this.baseUrl}/oauth/revoke`, {
+      method: "POST",
+      headers: { Authorization: this.basic(), "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: key, token_type_hint: "access_token" }),
+    });
+    return response.status;
+  }
+
+  /** CONTRACT §7: a GET with the key; the status and JSON body. */
+  async get<T>(key: string, path: string): Promise<{ status: number; body: T }> {
+    const response = await fetch(`${this.baseUrl}${path}`, {
+      headers: { "X-Api-Key": key, Accept: "application/json" },
+    });
+    return { status: response.status, body: (response.ok ? await response.json() : null) as T };
+  }
+
+  /** CONTRACT §7.2: query keys in the order from, to, limit, offset, only when given. */
+  transactionsPath(
+    accountId: string,
+    query: { from?: string; to?: string; limit?: number; offset?: number },
+  ): string {
+    const parts: string[] = [];
+    for (const name of ["from", "to", "limit", "offset"] as const) {
+      const value = query[name];
+      if (value !== undefined) parts.push(`${name}=${encodeURIComponent(String(value))}`);
+    }
+    const path = `/api/accounts/${encodeURIComponent(accountId)}/transactions`;
+    return parts.length > 0 ? `${path}?${parts.join("&")}` : path;
+  }
+
+  async post(key: string, path: string, body: unknown) {
+    const response = await fetch(`${this.baseUrl}${path}`, {
+      method: "POST",
+      headers: {
+        "X-Api-Key": key,
+        "Content-Type": "application/json",
+        "User-Agent": "contract-partner/1.0",
+      },
+      body: JSON.stringify(body),
+    });
+    return {
+      status: response.status,
+      retryAfter: response.headers.get("retry-after"),
+      body: (await response.json().catch(() => null)) as Record<string, unknown> | null,
+    };
+  }
+}
