@@ -1,6 +1,6 @@
 import { sealJson } from "../crypto/envelope";
 import { keyedHash } from "../crypto/keyed-hash";
-import { db } from "../db/client";
+import { db, type Prisma } from "../db/client";
 import type {
   Upstream,
   UpstreamBalance,
@@ -44,24 +44,30 @@ export async function fetchTransactions(
   throw new Error(`the upstream gave more than ${MAX_PAGES} pages of transactions`);
 }
 
-interface FetchedAccount {
+export interface FetchedAccount {
   balances: UpstreamBalance[];
   transactions: UpstreamTransaction[];
 }
 
-export async function storeBankSession(input: {
+interface StoreInput {
   tenantId: string;
   sealingKey: string;
   upstream: Upstream;
   session: UpstreamSession;
   now?: Date;
-}): Promise<{ connectionId: string; accountIds: string[]; transactions: number }> {
-  const { tenantId, sealingKey, upstream, session } = input;
-  const now = input.now ?? new Date();
+}
+
+export interface StoredSession {
+  connectionId: string;
+  accountIds: string[];
+  transactions: number;
+}
+
+/** Balances and history of every account of the session, fetched before anything is written. */
+async function fetchSession(upstream: Upstream, session: UpstreamSession, now: Date) {
   const dateFrom = new Date(now.getTime() - INITIAL_HISTORY_DAYS * DAY_MS)
     .toISOString()
     .slice(0, 10);
-
   const fetched: FetchedAccount[] = [];
   for (const account of session.accounts) {
     const [balances, transactions] = await Promise.all([
@@ -70,48 +76,112 @@ export async function storeBankSession(input: {
     ]);
     fetched.push({ balances, transactions });
   }
+  return fetched;
+}
 
-  return db().$transaction(
-    async (tx) => {
-      const connection = await tx.connection.create({
-        data: {
-          tenantId,
-          upstream: upstream.name,
-          aspspName: session.aspsp.name,
-          aspspCountry: session.aspsp.country,
-          psuType: session.psuType,
-          validUntil: session.validUntil,
-          lastSyncedAt: now,
-          upstreamSessionEnc: sealJson(sealingKey, { sessionId: session.sessionId }),
-          upstreamSessionHash: keyedHash("upstream-session", session.sessionId),
-        },
+function sessionColumns(input: StoreInput, now: Date) {
+  const { session, sealingKey } = input;
+  return {
+    upstream: input.upstream.name,
+    aspspName: session.aspsp.name,
+    aspspCountry: session.aspsp.country,
+    psuType: session.psuType,
+    validUntil: session.validUntil,
+    lastSyncedAt: now,
+    upstreamSessionEnc: sealJson(sealingKey, { sessionId: session.sessionId }),
+    upstreamSessionHash: keyedHash("upstream-session", session.sessionId),
+  };
+}
+
+/** Sealed balances (replacing the account's) and new transactions; returns how many were new. */
+export async function writeAccountData(
+  tx: Prisma.TransactionClient,
+  accountId: string,
+  sealingKey: string,
+  fetched: FetchedAccount,
+): Promise<number> {
+  for (const balance of fetched.balances) {
+    const columns = balanceColumns(sealingKey, balance);
+    await tx.balance.upsert({
+      where: { accountId_balanceType: { accountId, balanceType: columns.balanceType } },
+      create: { accountId, ...columns },
+      update: columns,
+    });
+  }
+  const created = await tx.transaction.createMany({
+    data: fetched.transactions.map((transaction) => ({
+      accountId,
+      ...transactionColumns(sealingKey, transaction),
+    })),
+    skipDuplicates: true,
+  });
+  return created.count;
+}
+
+const TRANSACTION_OPTIONS = { timeout: 60_000 };
+
+export async function storeBankSession(input: StoreInput): Promise<StoredSession> {
+  const { tenantId, sealingKey, session } = input;
+  const now = input.now ?? new Date();
+  const fetched = await fetchSession(input.upstream, session, now);
+  return db().$transaction(async (tx) => {
+    const connection = await tx.connection.create({
+      data: { tenantId, ...sessionColumns(input, now) },
+    });
+    const accountIds: string[] = [];
+    let stored = 0;
+    for (const [index, account] of session.accounts.entries()) {
+      const row = await tx.account.create({
+        data: { connectionId: connection.id, tenantId, ...accountColumns(sealingKey, account) },
       });
-      const accountIds: string[] = [];
-      let stored = 0;
-      for (const [index, account] of session.accounts.entries()) {
-        const { balances, transactions } = fetched[index] ?? { balances: [], transactions: [] };
-        const row = await tx.account.create({
-          data: { connectionId: connection.id, tenantId, ...accountColumns(sealingKey, account) },
-        });
-        accountIds.push(row.id);
-        await tx.balance.createMany({
-          data: balances.map((balance) => ({
-            accountId: row.id,
-            ...balanceColumns(sealingKey, balance),
-          })),
-          skipDuplicates: true,
-        });
-        const created = await tx.transaction.createMany({
-          data: transactions.map((transaction) => ({
-            accountId: row.id,
-            ...transactionColumns(sealingKey, transaction),
-          })),
-          skipDuplicates: true,
-        });
-        stored += created.count;
-      }
-      return { connectionId: connection.id, accountIds, transactions: stored };
-    },
-    { timeout: 60_000 },
-  );
+      accountIds.push(row.id);
+      stored += await writeAccountData(tx, row.id, sealingKey, fetched[index] ?? EMPTY);
+    }
+    return { connectionId: connection.id, accountIds, transactions: stored };
+  }, TRANSACTION_OPTIONS);
+}
+
+const EMPTY: FetchedAccount = { balances: [], transactions: [] };
+
+/**
+ * A renewed consent (CONTRACT §2 `renew_connection`) replaces the connection's
+ * upstream session in place: the same connection and account ids, each
+ * account found again by its number's keyed hash and re-sealed with its new
+ * uid, so that the old uids answer `uid_outdated`. Accounts the bank no
+ * longer shares need a reconnect; new ones are added.
+ */
+export async function renewBankSession(
+  input: StoreInput & { connectionId: string },
+): Promise<StoredSession> {
+  const { tenantId, sealingKey, session, connectionId } = input;
+  const now = input.now ?? new Date();
+  const fetched = await fetchSession(input.upstream, session, now);
+  return db().$transaction(async (tx) => {
+    await tx.connection.update({
+      where: { id: connectionId, tenantId },
+      data: { ...sessionColumns(input, now), status: "Active" },
+    });
+    const existing = await tx.account.findMany({ where: { connectionId } });
+    const accountIds: string[] = [];
+    let stored = 0;
+    for (const [index, account] of session.accounts.entries()) {
+      const columns = accountColumns(sealingKey, account);
+      const match = existing.find(
+        (row) => row.identityHash !== null && row.identityHash === columns.identityHash,
+      );
+      const row = match
+        ? await tx.account.update({
+            where: { id: match.id },
+            data: { ...columns, needsReconnect: false, consentWithdrawn: false },
+          })
+        : await tx.account.create({ data: { connectionId, tenantId, ...columns } });
+      accountIds.push(row.id);
+      stored += await writeAccountData(tx, row.id, sealingKey, fetched[index] ?? EMPTY);
+    }
+    await tx.account.updateMany({
+      where: { connectionId, id: { notIn: accountIds } },
+      data: { needsReconnect: true },
+    });
+    return { connectionId, accountIds, transactions: stored };
+  }, TRANSACTION_OPTIONS);
 }

@@ -9,6 +9,12 @@ import type { UpstreamAccount, UpstreamBalance, UpstreamTransaction } from "../u
  * keyed hashes (DESIGN.md §4).
  */
 
+/** The account's number as a keyed hash: how a renewal recognizes it under a new uid. */
+function identityHashOf(account: UpstreamAccount): string | null {
+  const number = account.iban ?? account.bban;
+  return number ? keyedHash("account-identity", `${account.currency}|${number}`) : null;
+}
+
 export function accountColumns(sealingKey: string, account: UpstreamAccount) {
   return {
     currency: account.currency,
@@ -24,6 +30,7 @@ export function accountColumns(sealingKey: string, account: UpstreamAccount) {
     displayNameEnc: sealJson(sealingKey, { displayName: account.displayName }),
     uidEnc: sealJson(sealingKey, { uid: account.uid }),
     uidHash: keyedHash("uid", account.uid),
+    identityHash: identityHashOf(account),
   };
 }
 

@@ -9,8 +9,7 @@ import {
   UPSTREAM_FAILURE_STATUS,
   type UpstreamName,
 } from "../upstream/types";
-import { fetchTransactions, INITIAL_HISTORY_DAYS } from "./ingest";
-import { balanceColumns, transactionColumns } from "./sealing";
+import { fetchTransactions, INITIAL_HISTORY_DAYS, writeAccountData } from "./ingest";
 
 /**
  * Online sync of one account (SPEC 7.3, CONTRACT §7.4): the client posts the
@@ -125,27 +124,10 @@ export async function syncAccount(request: SyncRequest): Promise<SyncOutcome | n
     return failure(error.reason, error);
   }
 
-  const balanceRows = fetched.balances.map((balance) => balanceColumns(sealingKey, balance));
-  const transactionRows = fetched.transactions.map((transaction) => ({
-    accountId: account.id,
-    ...transactionColumns(sealingKey, transaction),
-  }));
   const created = await db().$transaction(async (tx) => {
-    for (const balance of balanceRows) {
-      await tx.balance.upsert({
-        where: {
-          accountId_balanceType: { accountId: account.id, balanceType: balance.balanceType },
-        },
-        create: { accountId: account.id, ...balance },
-        update: balance,
-      });
-    }
-    const inserted = await tx.transaction.createMany({
-      data: transactionRows,
-      skipDuplicates: true,
-    });
+    const count = await writeAccountData(tx, account.id, sealingKey, fetched);
     await tx.connection.update({ where: { id: connection.id }, data: { lastSyncedAt: now } });
-    return inserted.count;
+    return count;
   });
   return { ok: true, newTransactions: created, totalFetched: fetched.transactions.length };
 }

@@ -26,6 +26,8 @@ export const KEYED_HASH_PURPOSES = [
   "upstream-session",
   "transaction-dedupe",
   "bank-state",
+  "account-identity",
+  "psu-id",
 ] as const;
 
 export type KeyedHashPurpose = (typeof KEYED_HASH_PURPOSES)[number];

@@ -2,8 +2,13 @@ import { describe, expect, it } from "vitest";
 import { generateKeyPair, openJson } from "../crypto/envelope";
 import { db } from "../db/client";
 import { toS256Challenge } from "../oauth/pkce";
-import { approveSandboxAuthorization, denySandboxAuthorization } from "../upstream/sandbox/consent";
-import { handleBankCallback, handleBankStart } from "./banks";
+import {
+  approveSandboxAuthorization,
+  denySandboxAuthorization,
+  describeSandboxAuthorization,
+} from "../upstream/sandbox/consent";
+import { syncAccount } from "../banking/sync";
+import { handleBankCallback, handleBankRenew, handleBankStart } from "./banks";
 import { csrfToken } from "./csrf";
 import { attachUser, createFlow } from "./flows";
 import { tenantSubject } from "../banking/tenants";
@@ -17,12 +22,23 @@ import {
 
 const BANK = { country: "NO", bank: "Sandbox Fjordbank NO", psuType: "personal" };
 
-/** A signed-in browser in a user-key flow whose user already holds a key. */
-async function signedInFlow() {
+type Person = {
+  client: Awaited<ReturnType<typeof createTestClient>>;
+  user: Awaited<ReturnType<typeof createTestUser>>;
+  keys: ReturnType<typeof generateKeyPair>;
+};
+
+async function newPerson(): Promise<Person> {
   const client = await createTestClient();
   const keys = generateKeyPair();
   const user = await createTestUser();
   await db().user.update({ where: { id: user.id }, data: { publicKey: keys.publicKeyRawB64 } });
+  return { client, user, keys };
+}
+
+/** A signed-in browser in a user-key flow whose user already holds a key. */
+async function signedInFlow(person?: Person, renewConnectionId: string | null = null) {
+  const { client, user, keys } = person ?? (await newPerson());
   const { flowId, setCookie } = await createFlow({
     clientId: client.clientId,
     redirectUri: client.redirectUri,
@@ -32,13 +48,18 @@ async function signedInFlow() {
     locale: null,
     loginHint: null,
     challenge: null,
-    renewConnectionId: null,
+    renewConnectionId,
   });
   const subject = tenantSubject(client.partnerId, user);
-  await attachUser(flowId, { id: user.id, publicKey: keys.publicKeyRawB64 }, "user", subject);
+  const next = await attachUser(
+    { id: flowId, renewConnectionId },
+    { id: user.id, publicKey: keys.publicKeyRawB64 },
+    "user",
+    subject,
+  );
   const flow = await db().flow.findUniqueOrThrow({ where: { id: flowId } });
   const cookie = `${setCookie.split(";")[0]}; ${await signedInCookie(user.id)}`;
-  return { flow, cookie, keys, subject };
+  return { flow, cookie, keys, subject, next, person: { client, user, keys } };
 }
 
 function start(cookie: string, form: Record<string, string>, origin = ISSUER) {
@@ -133,5 +154,75 @@ describe("bank picker: start and callback", () => {
       const response = await start(cookie, { ...form, csrf });
       expect(response.headers.get("location")).toBe("/banks?notice=failed");
     }
+  });
+});
+
+describe("renewing a connection (CONTRACT §2 renew_connection)", () => {
+  const uidsOf = async (connectionId: string, privateKey: string) =>
+    Object.fromEntries(
+      (await db().account.findMany({ where: { connectionId } })).map((account) => [
+        account.id,
+        openJson<{ uid: string }>(privateKey, account.uidEnc ?? "").uid,
+      ]),
+    );
+
+  it("goes straight to the bank, keeps the connection and its accounts, and outdates old uids", async () => {
+    const first = await signedInFlow();
+    const authorization = await startAtBank(first.flow, first.cookie);
+    await callback(first.cookie, approveSandboxAuthorization(authorization) ?? "");
+    const [connection] = await connectionsOf(first.subject);
+    if (!connection) throw new Error("not connected");
+    const privateKey = first.keys.privateKeyPkcs8B64;
+    const oldUids = await uidsOf(connection.id, privateKey);
+    const transactionsBefore = await db().transaction.count({
+      where: { account: { connectionId: connection.id } },
+    });
+
+    const renewal = await signedInFlow(first.person, connection.id);
+    expect(renewal.next.path).toBe("/banks/renew");
+    const renew = await handleBankRenew(
+      new Request(`${ISSUER}/banks/renew`, { headers: { Cookie: renewal.cookie } }),
+    );
+    const bankPage = new URL(renew.headers.get("location") ?? "");
+    expect(bankPage.pathname).toBe("/sandbox/authorize");
+    const authorizationId = bankPage.searchParams.get("authorization") ?? "";
+    expect(describeSandboxAuthorization(authorizationId)?.aspsp.name).toBe(BANK.bank);
+    const back = await callback(renewal.cookie, approveSandboxAuthorization(authorizationId) ?? "");
+    expect(back.headers.get("location")).toBe("/consent");
+
+    const after = await connectionsOf(first.subject);
+    expect(after.map((row) => row.id)).toEqual([connection.id]);
+    const newUids = await uidsOf(connection.id, privateKey);
+    expect(Object.keys(newUids).sort()).toEqual(Object.keys(oldUids).sort());
+    for (const [accountId, uid] of Object.entries(oldUids)) {
+      expect(newUids[accountId]).not.toBe(uid);
+      const outdated = await syncAccount({ tenantId: connection.tenantId, accountId, uid });
+      expect(outdated).toMatchObject({ ok: false, reason: "uid_outdated" });
+      const fresh = await syncAccount({
+        tenantId: connection.tenantId,
+        accountId,
+        uid: newUids[accountId] ?? "",
+      });
+      expect(fresh).toMatchObject({ ok: true, newTransactions: 0 });
+    }
+    // The same history again, not a second copy of it.
+    expect(
+      await db().transaction.count({ where: { account: { connectionId: connection.id } } }),
+    ).toBe(transactionsBefore);
+  });
+
+  it("ignores a renewal of another tenant's connection", async () => {
+    const theirs = await signedInFlow();
+    await callback(
+      theirs.cookie,
+      approveSandboxAuthorization(await startAtBank(theirs.flow, theirs.cookie)) ?? "",
+    );
+    const [connection] = await connectionsOf(theirs.subject);
+    const mine = await signedInFlow(undefined, connection?.id ?? null);
+    expect(mine.next.path).toBe("/banks");
+    const renew = await handleBankRenew(
+      new Request(`${ISSUER}/banks/renew`, { headers: { Cookie: mine.cookie } }),
+    );
+    expect(renew.headers.get("location")).toBe("/banks");
   });
 });

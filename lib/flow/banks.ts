@@ -1,12 +1,13 @@
 import { findSignedInUser } from "../auth/sessions";
-import { storeBankSession } from "../banking/ingest";
-import { ensureTenant } from "../banking/tenants";
+import { renewBankSession, storeBankSession } from "../banking/ingest";
+import { ensureTenant, tenantSubject } from "../banking/tenants";
 import { keyedHash } from "../crypto/keyed-hash";
 import { randomToken } from "../crypto/random";
 import { db } from "../db/client";
 import { getEnv } from "../env";
 import { log } from "../log";
 import { upstream } from "../upstream";
+import type { Aspsp, PsuType } from "../upstream/types";
 import { isSameOrigin, isValidCsrfToken } from "./csrf";
 import { findBrowserFlow } from "./flows";
 import { flowLocale } from "./locale";
@@ -24,6 +25,56 @@ const PSU_TYPES = ["personal", "business"] as const;
 const redirect = (location: string) =>
   new Response(null, { status: 303, headers: { Location: location, "Cache-Control": "no-store" } });
 
+type BrowserFlow = NonNullable<Awaited<ReturnType<typeof findBrowserFlow>>>;
+type SignedIn = NonNullable<Awaited<ReturnType<typeof findSignedInUser>>>;
+
+/** The flow's tenant, whose keyed hash is the user's stable, opaque id at the bank. */
+const subjectOf = (flow: BrowserFlow, user: SignedIn) =>
+  tenantSubject(flow.client.partner?.id ?? null, { id: user.userId, email: user.email });
+
+/** Records the pending authorization and sends the browser to the bank's consent page. */
+async function sendToBank(
+  request: Request,
+  flow: BrowserFlow,
+  user: SignedIn,
+  bank: { aspsp: Aspsp; psuType: PsuType; renewConnectionId?: string },
+): Promise<Response> {
+  const { aspsp, psuType } = bank;
+  const state = randomToken();
+  const now = new Date();
+  await db().bankAuthorization.create({
+    data: {
+      flowId: flow.id,
+      stateHash: keyedHash("bank-state", state),
+      upstream: upstream().name,
+      aspspName: aspsp.name,
+      aspspCountry: aspsp.country,
+      psuType,
+      renewConnectionId: bank.renewConnectionId ?? null,
+      expiresAt: new Date(now.getTime() + AUTHORIZATION_LIFETIME_MS),
+    },
+  });
+  try {
+    const started = await upstream().startAuthorization({
+      aspsp: { name: aspsp.name, country: aspsp.country },
+      psuType,
+      redirectUrl: `${getEnv().issuer}/banks/callback`,
+      state,
+      validUntil: new Date(now.getTime() + aspsp.maxConsentDays * 24 * 60 * 60 * 1000),
+      language: flowLocale({
+        flow,
+        userChoice: user.locale,
+        acceptLanguage: request.headers.get("accept-language"),
+      }),
+      psuId: keyedHash("psu-id", subjectOf(flow, user)),
+    });
+    return redirect(started.url);
+  } catch (error) {
+    log.warn("banks.start_failed", { error });
+    return redirect("/banks?notice=failed");
+  }
+}
+
 export async function handleBankStart(request: Request): Promise<Response> {
   if (!isSameOrigin(request)) return new Response(null, { status: 403 });
   const [flow, user] = await Promise.all([findBrowserFlow(request), findSignedInUser(request)]);
@@ -37,34 +88,30 @@ export async function handleBankStart(request: Request): Promise<Response> {
   const psuType = PSU_TYPES.find((type) => type === form.get("psuType")) ?? "personal";
   const aspsp = (await upstream().listBanks({ country })).find((bank) => bank.name === name);
   if (!aspsp || !aspsp.psuTypes.includes(psuType)) return redirect("/banks?notice=failed");
+  return sendToBank(request, flow, user, { aspsp, psuType });
+}
 
-  const state = randomToken();
-  const now = new Date();
-  await db().bankAuthorization.create({
-    data: {
-      flowId: flow.id,
-      stateHash: keyedHash("bank-state", state),
-      upstream: upstream().name,
-      aspspName: aspsp.name,
-      aspspCountry: aspsp.country,
-      psuType,
-      expiresAt: new Date(now.getTime() + AUTHORIZATION_LIFETIME_MS),
-    },
-  });
-  const language = flowLocale({
-    flow,
-    userChoice: user.locale,
-    acceptLanguage: request.headers.get("accept-language"),
-  });
-  const started = await upstream().startAuthorization({
-    aspsp: { name: aspsp.name, country: aspsp.country },
-    psuType,
-    redirectUrl: `${getEnv().issuer}/banks/callback`,
-    state,
-    validUntil: new Date(now.getTime() + aspsp.maxConsentDays * 24 * 60 * 60 * 1000),
-    language,
-  });
-  return redirect(started.url);
+/**
+ * GET /banks/renew (CONTRACT §2 renew_connection): straight to the bank of
+ * the connection the flow renews, for the same kind of customer. Anything
+ * else (no renewal, a connection of another tenant) falls back to the picker.
+ */
+export async function handleBankRenew(request: Request): Promise<Response> {
+  const [flow, user] = await Promise.all([findBrowserFlow(request), findSignedInUser(request)]);
+  if (!flow) return redirect("/error?reason=expired");
+  if (!user || flow.userId !== user.userId) return redirect("/login");
+  const connection = flow.renewConnectionId
+    ? await db().connection.findFirst({
+        where: { id: flow.renewConnectionId, tenant: { subject: subjectOf(flow, user) } },
+      })
+    : null;
+  if (!connection) return redirect("/banks");
+  const aspsp = (await upstream().listBanks({ country: connection.aspspCountry })).find(
+    (bank) => bank.name === connection.aspspName,
+  );
+  const psuType = PSU_TYPES.find((type) => type === connection.psuType) ?? "personal";
+  if (!aspsp) return redirect("/banks?notice=failed");
+  return sendToBank(request, flow, user, { aspsp, psuType, renewConnectionId: connection.id });
 }
 
 export async function handleBankCallback(request: Request): Promise<Response> {
@@ -100,12 +147,20 @@ export async function handleBankCallback(request: Request): Promise<Response> {
     );
     const sealing = await db().tenant.findUniqueOrThrow({ where: { id: tenant.id } });
     if (!sealing.sealingKey) return redirect("/setup");
-    await storeBankSession({
+    const store = {
       tenantId: tenant.id,
       sealingKey: sealing.sealingKey,
       upstream: upstream(),
       session,
-    });
+    };
+    // A renewal replaces its own tenant's connection; anything else is a new one.
+    const renewing = authorization.renewConnectionId
+      ? await db().connection.findFirst({
+          where: { id: authorization.renewConnectionId, tenantId: tenant.id },
+        })
+      : null;
+    if (renewing) await renewBankSession({ ...store, connectionId: renewing.id });
+    else await storeBankSession(store);
   } catch (error) {
     log.warn("banks.callback_failed", { error });
     return redirect("/banks?notice=failed");

@@ -124,16 +124,32 @@ export const STEP_PATHS: Record<FlowStep, string> = {
   done: "/",
 };
 
-/** Signs the flow's user in and moves it to the first step that user still needs. */
+/** Where the bank's consent for a renewal starts (CONTRACT §2 renew_connection). */
+export const RENEW_PATH = "/banks/renew";
+
+/**
+ * Signs the flow's user in and moves it to the first step that user still
+ * needs. A renewal of one of the tenant's connections goes straight to that
+ * bank's consent (once the user's key exists, in user-key mode).
+ */
 export async function attachUser(
-  flowId: string,
+  flow: { id: string; renewConnectionId: string | null },
   user: { id: string; publicKey: string | null },
   keyMode: KeyMode,
   tenantSubject: string,
-): Promise<FlowStep> {
-  const tenantHasConnection =
-    (await db().connection.count({ where: { tenant: { subject: tenantSubject } } })) > 0;
-  const step = firstStepFor({ keyMode, userHasKey: Boolean(user.publicKey), tenantHasConnection });
-  await db().flow.update({ where: { id: flowId }, data: { userId: user.id, step } });
-  return step;
+): Promise<{ step: FlowStep; path: string }> {
+  const connections = await db().connection.findMany({
+    where: { tenant: { subject: tenantSubject } },
+    select: { id: true },
+  });
+  const userHasKey = Boolean(user.publicKey);
+  const renewing =
+    flow.renewConnectionId !== null &&
+    connections.some((connection) => connection.id === flow.renewConnectionId) &&
+    (keyMode === "partner" || userHasKey);
+  const step = renewing
+    ? "banks"
+    : firstStepFor({ keyMode, userHasKey, tenantHasConnection: connections.length > 0 });
+  await db().flow.update({ where: { id: flow.id }, data: { userId: user.id, step } });
+  return { step, path: renewing ? RENEW_PATH : STEP_PATHS[step] };
 }

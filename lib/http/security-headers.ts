@@ -20,6 +20,7 @@ const FLOW_ROUTE_HANDLERS = new Set([
   "/banks/start",
   "/banks/callback",
   "/banks/continue",
+  "/banks/renew",
   "/consent/approve",
   "/sandbox/authorize/decision",
 ]);

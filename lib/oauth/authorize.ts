@@ -2,7 +2,7 @@ import { findSignedInUser } from "../auth/sessions";
 import { tenantSubject } from "../banking/tenants";
 import { db } from "../db/client";
 import { getEnv } from "../env";
-import { attachUser, createFlow, keyModeOf, STEP_PATHS } from "../flow/flows";
+import { attachUser, createFlow, keyModeOf } from "../flow/flows";
 import { fromUiLocales, negotiateLocale } from "../i18n/locales";
 import { relayLabels } from "../i18n/translate";
 import { log } from "../log";
@@ -212,13 +212,13 @@ export async function handleAuthorizeRequest(request: Request): Promise<Response
       id: user.userId,
       email: user.email,
     });
-    const step = await attachUser(
-      flowId,
+    const next = await attachUser(
+      { id: flowId, renewConnectionId },
       { id: user.userId, publicKey: user.publicKey },
       keyModeOf(client.partner),
       subject,
     );
-    return redirect(STEP_PATHS[step], setCookie);
+    return redirect(next.path, setCookie);
   } catch (error) {
     const oauthError = toOAuthError(error);
     if (oauthError.code === "server_error")

@@ -37,6 +37,12 @@ export interface StartAuthorizationInput {
   validUntil: Date;
   /** The language the bank's pages should use (e.g. `da`). */
   language: string;
+  /**
+   * An opaque, stable identifier of the user at this service (a keyed hash,
+   * never personal data). The sandbox gives the same person the same
+   * accounts at a bank on every consent, as a real bank does.
+   */
+  psuId?: string;
 }
 
 export interface UpstreamAccount {

@@ -67,6 +67,12 @@ export type AccountClaims = SandboxClaims<"account">;
 /** What the ledger needs to know about one account. */
 export interface SandboxAccount {
   uid: string;
+  /**
+   * What the account's data is generated from: the same person's account at
+   * the same bank, whichever consent it is read through. The uid changes
+   * with every consent; the seed (and so IBAN and history) does not.
+   */
+  seed: string;
   claims: AccountClaims;
   bank: SandboxBank;
   kind: AccountKind;
@@ -101,6 +107,7 @@ function toSandboxAccount(uid: string, claims: AccountClaims): SandboxAccount | 
   const bban = randomBban(country, bank.bankCode, random);
   return {
     uid,
+    seed: `${claims.nonce}|${claims.bank}|${claims.psuType}|${claims.index}`,
     claims,
     bank,
     kind,

@@ -116,7 +116,7 @@ export function businessDay(
   profile: AccountProfile,
   day: number,
 ): DayDrafts {
-  const random = seededRandom("day", account.uid, day);
+  const random = seededRandom("day", account.seed, day);
   const { year, month, weekday } = toCalendarDay(day);
   const period = periodOf(year, month);
   return {
@@ -151,7 +151,7 @@ export function merchantDay(
   const base = businessDay(account, profile, day);
   const { weekday } = toCalendarDay(day);
   if (weekday === 0) return base;
-  const random = seededRandom("sales", account.uid, day);
+  const random = seededRandom("sales", account.seed, day);
   const batches = weekday === 6 ? random.int(16, 24) : random.int(10, 18);
   const acquirer = ACQUIRERS[account.country];
   const sales: Draft[] = [];

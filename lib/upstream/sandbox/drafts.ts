@@ -14,7 +14,7 @@ import { seededRandom, type SeededRandom } from "./seeded-random";
  * The building blocks of a sandbox day: a Draft is a transaction before the
  * ledger gives it a running balance and an entry reference. The rules of a
  * day live in personal-day.ts and business-day.ts; they are pure functions of
- * (account uid, day), so the same day always gives the same transactions
+ * (account seed, day), so the same day always gives the same transactions
  * (DESIGN.md §7).
  */
 
@@ -67,7 +67,7 @@ export function toLocalMinor(account: SandboxAccount, euroCents: number, whole =
 const euros = (random: SeededRandom, min: number, max: number) => random.int(min, max) * 100;
 
 export function profileOf(account: SandboxAccount): AccountProfile {
-  const random = seededRandom("profile", account.uid);
+  const random = seededRandom("profile", account.seed);
   const merchants = MERCHANTS[account.country];
   const business = account.kind === "business" || account.kind === "merchant";
   const salaryMinor = toLocalMinor(account, euros(random, 2800, 4200), true);

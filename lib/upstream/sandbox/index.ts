@@ -120,7 +120,12 @@ export function sandboxUpstream(options: SandboxOptions = {}): Upstream {
         issuedAt +
         (bank.consentMinutes ? bank.consentMinutes * 60_000 : bank.maxConsentDays * DAY_MS);
       const authorizationId = signSandboxToken("authorization", {
-        nonce: randomBytes(16).toString("base64url"),
+        nonce: input.psuId
+          ? createHash("sha256")
+              .update(`${input.psuId}|${bank.id}|${input.psuType}`)
+              .digest("base64url")
+              .slice(0, 22)
+          : randomBytes(16).toString("base64url"),
         bank: bank.id,
         psuType: input.psuType,
         validUntil: Math.min(input.validUntil.getTime(), longest),

@@ -110,7 +110,7 @@ export function formatMinor(minor: number): string {
 /** Card reservations not yet booked: what makes ITAV lower than ITBD. */
 function reservedMinor(account: SandboxAccount, today: number): number {
   if (isSavings(account)) return 0;
-  const random = seededRandom("reserved", account.uid, today);
+  const random = seededRandom("reserved", account.seed, today);
   const count = random.int(0, 3);
   let total = 0;
   for (let i = 0; i < count; i += 1) total += toLocalMinor(account, random.int(500, 6000));

@@ -73,7 +73,7 @@ function income(account: SandboxAccount, profile: AccountProfile, period: string
     ];
   }
   return [0.55, 0.45].map((share) => {
-    const partner = personName(seededRandom("partner", account.uid, share), account.country);
+    const partner = personName(seededRandom("partner", account.seed, share), account.country);
     return draft({
       amountMinor: Math.round(profile.incomeMinor * share),
       counterparty: counterpartyAccount(account, partner),
@@ -125,7 +125,7 @@ export function personalDay(
   profile: AccountProfile,
   day: number,
 ): DayDrafts {
-  const random = seededRandom("day", account.uid, day);
+  const random = seededRandom("day", account.seed, day);
   const { year, month } = toCalendarDay(day);
   const period = periodOf(year, month);
   const afterSweep = [

@@ -213,3 +213,36 @@ describe("sandbox accounts", () => {
     });
   });
 });
+
+describe("the same person at the same bank", () => {
+  async function consent(psuId: string, at: Date) {
+    const bank = sandboxUpstream({ now: () => at, baseUrl: "http://localhost:3000" });
+    const { authorizationId } = await bank.startAuthorization({
+      aspsp: { name: "Sandbox Nordbank DK", country: "DK" },
+      psuType: "personal",
+      redirectUrl: REDIRECT,
+      state: "s",
+      validUntil: new Date(at.getTime() + 90 * 86_400_000),
+      language: "da",
+      psuId,
+    });
+    const back = new URL(approveSandboxAuthorization(authorizationId, at) ?? "");
+    return bank.completeAuthorization({ code: back.searchParams.get("code") ?? "" });
+  }
+
+  it("gets the same accounts and history on every consent, under new uids", async () => {
+    const first = await consent("psu-1", NOW);
+    const second = await consent("psu-1", new Date(NOW.getTime() + 60_000));
+    const other = await consent("psu-2", NOW);
+    const ibans = (session: UpstreamSession) => session.accounts.map((account) => account.iban);
+    expect(ibans(second)).toEqual(ibans(first));
+    expect(ibans(other)).not.toEqual(ibans(first));
+    const [a, b] = [first.accounts[0]?.uid ?? "", second.accounts[0]?.uid ?? ""];
+    expect(a).not.toBe(b);
+    const references = async (uid: string) =>
+      (await sandbox.getTransactions(uid, { dateFrom: "2026-11-01" })).transactions.map(
+        (transaction) => transaction.entryReference,
+      );
+    expect(await references(b)).toEqual(await references(a));
+  });
+});

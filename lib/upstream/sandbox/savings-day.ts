@@ -20,7 +20,7 @@ export interface SavingsProfile {
 }
 
 export function savingsProfileOf(account: SandboxAccount): SavingsProfile {
-  const random = seededRandom("savings", account.uid);
+  const random = seededRandom("savings", account.seed);
   const scale = account.kind === "business-savings" ? 8 : 1;
   return {
     openingMinor: toLocalMinor(account, random.int(500, 5000) * 100 * scale, true),

@@ -32,7 +32,7 @@ export interface Cursor {
 /** Stable per account, day and position: the identity de-duplication keys on. */
 function entryReference(account: SandboxAccount, entry: LedgerEntry): string {
   const digest = createHash("sha256")
-    .update(`${account.uid}|${entry.day}|${entry.sequence}`)
+    .update(`${account.seed}|${entry.day}|${entry.sequence}`)
     .digest("hex")
     .slice(0, 10)
     .toUpperCase();
