@@ -12,15 +12,11 @@ import {
   uniqueEmail,
 } from "./support/journey";
 import { E2E_ORIGIN } from "./support/origin";
-import { startPartnerApp, type PartnerApp } from "./support/partner-app";
+import { partnerAppForSpec } from "./support/partner-app";
 
 test.describe.configure({ timeout: 120_000 });
 
-let partnerApp: PartnerApp;
-test.beforeAll(async () => {
-  partnerApp = await startPartnerApp();
-});
-test.afterAll(async () => partnerApp.close());
+const partnerApp = partnerAppForSpec();
 
 const LOCALES = ["da", "de", "en", "es", "fi", "fr", "it", "nb", "nl", "pl", "pt", "sv"] as const;
 type Catalogue = Record<string, Record<string, string>>;
@@ -73,24 +69,24 @@ async function expectScreenIn(page: Page, locale: string) {
 }
 
 async function expectCancelled(page: Page, state: string) {
-  const relay = partnerApp.nextRelay();
+  const relay = partnerApp().nextRelay();
   await page.locator('form[action="/oauth/cancel"] button[type="submit"]').click();
   const values = Object.fromEntries(await relay);
   expect(values).toMatchObject({ error: "access_denied", state, iss: E2E_ORIGIN });
   // The browser lands on the partner's page before the test goes on.
-  await page.waitForURL(partnerApp.redirectUri);
+  await page.waitForURL(partnerApp().redirectUri);
 }
 
 test.describe("back to the partner (SPEC 4.2 outcome 5)", () => {
   test("from login", async ({ page }) => {
-    const client = await createJourneyClient(partnerApp.redirectUri);
+    const client = await createJourneyClient(partnerApp().redirectUri);
     await page.goto(authorizePath(client, newPkce().challenge, { state: "c-login" }));
     await expect(page).toHaveURL(/\/login/);
     await expectCancelled(page, "c-login");
   });
 
   test("from key setup", async ({ page }) => {
-    const client = await createJourneyClient(partnerApp.redirectUri);
+    const client = await createJourneyClient(partnerApp().redirectUri);
     await page.goto(authorizePath(client, newPkce().challenge, { state: "c-setup" }));
     await signInByLink(page, uniqueEmail());
     await expect(page).toHaveURL(/\/setup$/);
@@ -98,7 +94,7 @@ test.describe("back to the partner (SPEC 4.2 outcome 5)", () => {
   });
 
   test("from the bank picker and from consent", async ({ page }) => {
-    const client = await createJourneyClient(partnerApp.redirectUri, { recipientKey: true });
+    const client = await createJourneyClient(partnerApp().redirectUri, { recipientKey: true });
     await page.goto(authorizePath(client, newPkce().challenge, { state: "c-consent" }));
     await signInByLink(page, uniqueEmail());
     await expect(page).toHaveURL(/\/consent$/);
@@ -114,7 +110,7 @@ test.describe("back to the partner (SPEC 4.2 outcome 5)", () => {
 
 test.describe("languages and accessibility (SPEC 4.2 ui_locales)", () => {
   test("ui_locales=de-DE en renders every screen in German, accessibly", async ({ page }) => {
-    const client = await createJourneyClient(partnerApp.redirectUri);
+    const client = await createJourneyClient(partnerApp().redirectUri);
     await page.goto(authorizePath(client, newPkce().challenge, { ui_locales: "de-DE en" }));
     await expectScreenIn(page, "de");
     await expectAccessible(page);
@@ -137,7 +133,7 @@ test.describe("languages and accessibility (SPEC 4.2 ui_locales)", () => {
   test("an unsupported ui_locales value is ignored", async ({ browser }) => {
     const context = await browser.newContext({ locale: "sv-SE" });
     const page = await context.newPage();
-    const client = await createJourneyClient(partnerApp.redirectUri);
+    const client = await createJourneyClient(partnerApp().redirectUri);
     await page.goto(authorizePath(client, newPkce().challenge, { ui_locales: "xx" }));
     await expectScreenIn(page, "sv");
     await context.close();
@@ -145,7 +141,7 @@ test.describe("languages and accessibility (SPEC 4.2 ui_locales)", () => {
 
   for (const locale of LOCALES) {
     test(`a whole journey in ${locale} shows no English leftovers`, async ({ page }) => {
-      const client = await createJourneyClient(partnerApp.redirectUri, { recipientKey: true });
+      const client = await createJourneyClient(partnerApp().redirectUri, { recipientKey: true });
       await page.goto(authorizePath(client, newPkce().challenge, { ui_locales: locale }));
       await expectScreenIn(page, locale);
       const email = uniqueEmail();
@@ -159,7 +155,7 @@ test.describe("languages and accessibility (SPEC 4.2 ui_locales)", () => {
       await page.locator('form[action="/consent/approve"] button[type="submit"]').click();
       await expect(page).toHaveURL(/\/banks/);
       await expectScreenIn(page, locale);
-      const relay = partnerApp.nextRelay();
+      const relay = partnerApp().nextRelay();
       await page.locator(".bank-list li").first().locator('button[type="submit"]').click();
       await expectScreenIn(page, locale);
       await expectAccessible(page);
@@ -179,7 +175,7 @@ test.describe("security of the screens", () => {
   test("consent approval without the flow's CSRF token, or from a foreign Origin, is refused", async ({
     page,
   }) => {
-    const client = await createJourneyClient(partnerApp.redirectUri, { recipientKey: true });
+    const client = await createJourneyClient(partnerApp().redirectUri, { recipientKey: true });
     await page.goto(authorizePath(client, newPkce().challenge));
     await signInByLink(page, uniqueEmail());
     await expect(page).toHaveURL(/\/consent$/);
@@ -199,7 +195,7 @@ test.describe("security of the screens", () => {
     browser,
     request,
   }) => {
-    const client = await createJourneyClient(partnerApp.redirectUri);
+    const client = await createJourneyClient(partnerApp().redirectUri);
     await page.goto(authorizePath(client, newPkce().challenge));
     const email = uniqueEmail();
     await requestLoginMail(page, email);
@@ -221,7 +217,7 @@ test.describe("security of the screens", () => {
   });
 
   test("a sixth wrong code is refused even with the right code", async ({ page }) => {
-    const client = await createJourneyClient(partnerApp.redirectUri);
+    const client = await createJourneyClient(partnerApp().redirectUri);
     await page.goto(authorizePath(client, newPkce().challenge, { challenge: "pin_code" }));
     const email = uniqueEmail();
     await requestLoginMail(page, email);

@@ -19,15 +19,11 @@ import {
   uniqueEmail,
 } from "./support/journey";
 import { E2E_ORIGIN } from "./support/origin";
-import { startPartnerApp, type PartnerApp } from "./support/partner-app";
+import { partnerAppForSpec } from "./support/partner-app";
 
 test.describe.configure({ timeout: 120_000 });
 
-let partnerApp: PartnerApp;
-test.beforeAll(async () => {
-  partnerApp = await startPartnerApp();
-});
-test.afterAll(async () => partnerApp.close());
+const partnerApp = partnerAppForSpec();
 
 type AccountPayload = {
   ownerName: string;
@@ -60,10 +56,10 @@ async function expectAccountsOpenWith(subject: string, privateKey: string) {
 test("user-key mode: magic link → key setup → sandbox bank → consent → relay with the user's key", async ({
   page,
 }) => {
-  const client = await createJourneyClient(partnerApp.redirectUri);
+  const client = await createJourneyClient(partnerApp().redirectUri);
   const { verifier, challenge } = newPkce();
   const email = uniqueEmail();
-  const relay = partnerApp.nextRelay();
+  const relay = partnerApp().nextRelay();
 
   await page.goto(authorizePath(client, challenge, { state: "st-user-key" }));
   await signInByLink(page, email);
@@ -89,10 +85,10 @@ test("user-key mode: magic link → key setup → sandbox bank → consent → r
 });
 
 test("challenge=pin_code: the typed code signs in", async ({ page }) => {
-  const client = await createJourneyClient(partnerApp.redirectUri);
+  const client = await createJourneyClient(partnerApp().redirectUri);
   const { verifier, challenge } = newPkce();
   const email = uniqueEmail();
-  const relay = partnerApp.nextRelay();
+  const relay = partnerApp().nextRelay();
 
   await page.goto(authorizePath(client, challenge, { challenge: "pin_code", login_hint: email }));
   await expect(page.locator("#email")).toHaveValue(email);
@@ -110,10 +106,10 @@ test("challenge=pin_code: the typed code signs in", async ({ page }) => {
 test("partner-key mode: consent before the bank, empty key fields, data opens with the partner's key", async ({
   page,
 }) => {
-  const client = await createJourneyClient(partnerApp.redirectUri, { recipientKey: true });
+  const client = await createJourneyClient(partnerApp().redirectUri, { recipientKey: true });
   const { verifier, challenge } = newPkce();
   const email = uniqueEmail();
-  const relay = partnerApp.nextRelay();
+  const relay = partnerApp().nextRelay();
 
   await page.goto(authorizePath(client, challenge, { state: "st-partner-key" }));
   await signInByLink(page, email);
@@ -137,12 +133,12 @@ test("partner-key mode: consent before the bank, empty key fields, data opens wi
 test("without JavaScript: sign in by code, consent, bank, and the relay's noscript button", async ({
   browser,
 }) => {
-  const client = await createJourneyClient(partnerApp.redirectUri, { recipientKey: true });
+  const client = await createJourneyClient(partnerApp().redirectUri, { recipientKey: true });
   const { verifier, challenge } = newPkce();
   const email = uniqueEmail();
   const context = await browser.newContext({ javaScriptEnabled: false });
   const page = await context.newPage();
-  const relay = partnerApp.nextRelay();
+  const relay = partnerApp().nextRelay();
 
   await page.goto(authorizePath(client, challenge, { state: "st-no-js" }));
   await signInByCode(page, email);
@@ -177,10 +173,10 @@ async function tabTo(page: Page, target: Locator) {
 test("keyboard only: every step is reachable with Tab, shows its focus and submits with Enter", async ({
   page,
 }) => {
-  const client = await createJourneyClient(partnerApp.redirectUri, { recipientKey: true });
+  const client = await createJourneyClient(partnerApp().redirectUri, { recipientKey: true });
   const { verifier, challenge } = newPkce();
   const email = uniqueEmail();
-  const relay = partnerApp.nextRelay();
+  const relay = partnerApp().nextRelay();
 
   await page.goto(authorizePath(client, challenge, { challenge: "pin_code" }));
   await tabTo(page, page.locator("#email"));
@@ -210,9 +206,9 @@ test("a new device: the backup file brings the key, and the relay carries the sa
   page,
   browser,
 }) => {
-  const client = await createJourneyClient(partnerApp.redirectUri);
+  const client = await createJourneyClient(partnerApp().redirectUri);
   const email = uniqueEmail();
-  const first = partnerApp.nextRelay();
+  const first = partnerApp().nextRelay();
   await page.goto(authorizePath(client, newPkce().challenge));
   await signInByLink(page, email);
   const backupPath = await createKey(page);
@@ -232,7 +228,7 @@ test("a new device: the backup file brings the key, and the relay carries the sa
   await context.addCookies([{ name, value, url: E2E_ORIGIN }]);
   const device = await context.newPage();
   const { verifier, challenge } = newPkce();
-  const second = partnerApp.nextRelay();
+  const second = partnerApp().nextRelay();
   await device.goto(authorizePath(client, challenge, { state: "st-new-device" }));
   await expect(device).toHaveURL(/\/consent$/);
   await device.locator('a[href="/setup"]').click();

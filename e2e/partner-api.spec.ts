@@ -14,25 +14,21 @@ import {
   uniqueEmail,
 } from "./support/journey";
 import { E2E_ORIGIN } from "./support/origin";
-import { startPartnerApp, type PartnerApp } from "./support/partner-app";
+import { partnerAppForSpec } from "./support/partner-app";
 
 test.describe.configure({ timeout: 120_000 });
 
-let partnerApp: PartnerApp;
-test.beforeAll(async () => {
-  partnerApp = await startPartnerApp();
-});
-test.afterAll(async () => partnerApp.close());
+const partnerApp = partnerAppForSpec();
 
 type AccountWire = { id: string; needsReconnect: boolean; enc: string; uidEnc: string };
 type TransactionWire = { id: string; bookingDate: string; enc: string };
 type ConnectionWire = { sessionId: string; isLive: boolean; accountIds: string[] };
 
 test("a partner written against CONTRACT.md reads, pages, syncs and revokes", async ({ page }) => {
-  const client = await createJourneyClient(partnerApp.redirectUri, { recipientKey: true });
+  const client = await createJourneyClient(partnerApp().redirectUri, { recipientKey: true });
   const privateKey = client.recipientKey?.privateKeyPkcs8B64 ?? "";
   const { verifier, challenge } = newPkce();
-  const relay = partnerApp.nextRelay();
+  const relay = partnerApp().nextRelay();
   await page.goto(authorizePath(client, challenge));
   await signInByCode(page, uniqueEmail());
   await page.locator('form[action="/consent/approve"] button[type="submit"]').click();

@@ -1,4 +1,5 @@
 import { createServer, type Server } from "node:http";
+import { test } from "@playwright/test";
 import { findFreePort } from "../../scripts/lib/embedded-postgres";
 
 /**
@@ -46,5 +47,18 @@ export async function startPartnerApp(): Promise<PartnerApp> {
         else waiting.push(resolve);
       }),
     close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** One partner app for the spec file: started before its tests, closed after them. */
+export function partnerAppForSpec(): () => PartnerApp {
+  let app: PartnerApp | undefined;
+  test.beforeAll(async () => {
+    app = await startPartnerApp();
+  });
+  test.afterAll(async () => app?.close());
+  return () => {
+    if (!app) throw new Error("the partner app starts in beforeAll");
+    return app;
   };
 }

@@ -28,6 +28,16 @@ const redirect = (location: string) =>
 type BrowserFlow = NonNullable<Awaited<ReturnType<typeof findBrowserFlow>>>;
 type SignedIn = NonNullable<Awaited<ReturnType<typeof findSignedInUser>>>;
 
+/** This browser's flow and its signed-in user, or where to send a browser that has neither. */
+async function signedInFlow(
+  request: Request,
+): Promise<{ flow: BrowserFlow; user: SignedIn } | Response> {
+  const [flow, user] = await Promise.all([findBrowserFlow(request), findSignedInUser(request)]);
+  if (!flow) return redirect("/error?reason=expired");
+  if (!user || flow.userId !== user.userId) return redirect("/login");
+  return { flow, user };
+}
+
 /** The flow's tenant, whose keyed hash is the user's stable, opaque id at the bank. */
 const subjectOf = (flow: BrowserFlow, user: SignedIn) =>
   tenantSubject(flow.client.partner?.id ?? null, { id: user.userId, email: user.email });
@@ -77,9 +87,9 @@ async function sendToBank(
 
 export async function handleBankStart(request: Request): Promise<Response> {
   if (!isSameOrigin(request)) return new Response(null, { status: 403 });
-  const [flow, user] = await Promise.all([findBrowserFlow(request), findSignedInUser(request)]);
-  if (!flow) return redirect("/error?reason=expired");
-  if (!user || flow.userId !== user.userId) return redirect("/login");
+  const signedIn = await signedInFlow(request);
+  if (signedIn instanceof Response) return signedIn;
+  const { flow, user } = signedIn;
   const form = new URLSearchParams(await request.text());
   if (!isValidCsrfToken(flow, "bank", form.get("csrf"))) return new Response(null, { status: 403 });
 
@@ -97,9 +107,9 @@ export async function handleBankStart(request: Request): Promise<Response> {
  * else (no renewal, a connection of another tenant) falls back to the picker.
  */
 export async function handleBankRenew(request: Request): Promise<Response> {
-  const [flow, user] = await Promise.all([findBrowserFlow(request), findSignedInUser(request)]);
-  if (!flow) return redirect("/error?reason=expired");
-  if (!user || flow.userId !== user.userId) return redirect("/login");
+  const signedIn = await signedInFlow(request);
+  if (signedIn instanceof Response) return signedIn;
+  const { flow, user } = signedIn;
   const connection = flow.renewConnectionId
     ? await db().connection.findFirst({
         where: { id: flow.renewConnectionId, tenant: { subject: subjectOf(flow, user) } },
@@ -116,9 +126,9 @@ export async function handleBankRenew(request: Request): Promise<Response> {
 
 export async function handleBankCallback(request: Request): Promise<Response> {
   const params = new URL(request.url).searchParams;
-  const [flow, user] = await Promise.all([findBrowserFlow(request), findSignedInUser(request)]);
-  if (!flow) return redirect("/error?reason=expired");
-  if (!user || flow.userId !== user.userId) return redirect("/login");
+  const signedIn = await signedInFlow(request);
+  if (signedIn instanceof Response) return signedIn;
+  const { flow, user } = signedIn;
   const state = params.get("state") ?? "";
   const authorization = await db().bankAuthorization.findUnique({
     where: { stateHash: keyedHash("bank-state", state) },
@@ -177,9 +187,9 @@ export async function handleBankCallback(request: Request): Promise<Response> {
 /** "Continue" on the bank picker when a bank is already connected. */
 export async function handleBankContinue(request: Request): Promise<Response> {
   if (!isSameOrigin(request)) return new Response(null, { status: 403 });
-  const [flow, user] = await Promise.all([findBrowserFlow(request), findSignedInUser(request)]);
-  if (!flow) return redirect("/error?reason=expired");
-  if (!user || flow.userId !== user.userId) return redirect("/login");
+  const signedIn = await signedInFlow(request);
+  if (signedIn instanceof Response) return signedIn;
+  const { flow, user } = signedIn;
   const form = new URLSearchParams(await request.text());
   if (!isValidCsrfToken(flow, "bank", form.get("csrf"))) return new Response(null, { status: 403 });
   const next = await resolveNextStep(flow, {

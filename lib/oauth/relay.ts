@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { escapeHtml } from "../http/html";
 
 /**
  * The form_post relay page (SPEC 2.2, 4.2; DESIGN.md §6.7): an HTML form
@@ -39,18 +40,6 @@ export const RELAY_CSP = [
   "base-uri 'none'",
   "frame-ancestors 'none'",
 ].join("; ");
-
-const HTML_ESCAPES: Record<string, string> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
-
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] ?? char);
-}
 
 export function renderRelayHtml(
   action: string,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { locales } from "../../i18n/locales";
-import { escapeHtml, renderLoginMail } from "./login";
+import { escapeHtml } from "../../http/html";
+import { renderLoginMail } from "./login";
 
 const LINK = "http://localhost:3000/login/link?token=AbC_dEf-123";
 const base = { link: LINK, code: "042917", expiresInMinutes: 15 } as const;

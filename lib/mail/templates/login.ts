@@ -1,5 +1,6 @@
 import type { Locale } from "../../i18n/locales";
 import { mailTranslator } from "../../i18n/translate";
+import { escapeHtml } from "../../http/html";
 
 /**
  * The sign-in mail (DESIGN.md §6.2): a magic link and a 6-digit code, in the
@@ -107,19 +108,6 @@ function toHtml(lines: LoginMailLines, input: LoginMailInput): string {
 </body>
 </html>
 `;
-}
-
-const HTML_ESCAPES: Readonly<Record<string, string>> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
-
-/** Escapes text for both element content and quoted attribute values. */
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] ?? char);
 }
 
 /** A partner name as one line: control characters (CR/LF in a subject header) become spaces. */
