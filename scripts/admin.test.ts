@@ -1,10 +1,13 @@
 import { execFile } from "node:child_process";
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { db, disconnectDb } from "../lib/db/client";
 import { childEnv, getEnv } from "../lib/env";
 import { OutboxMailer } from "../lib/mail/outbox";
+import { handleAuthorizeRequest, PARTNER_SUSPENDED } from "../lib/oauth/authorize";
+import { toS256Challenge } from "../lib/oauth/pkce";
+import { createClient } from "../lib/partners/clients";
 import {
   hashClientSecret,
   PREVIOUS_SECRET_GRACE_MS,
@@ -54,6 +57,23 @@ function expectRefusal(run: Run, code: 1 | 2, message: string | RegExp): void {
 }
 
 const tag = () => randomUUID().slice(0, 8);
+
+const REDIRECT_URI = "https://suspended.example/callback";
+
+/** A signed-out GET /oauth/authorize for this client, with valid parameters (CONTRACT §2). */
+function authorize(clientId: string): Promise<Response> {
+  const params = new URLSearchParams({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: REDIRECT_URI,
+    scope: "accounts.read",
+    state: "s123",
+    code_challenge: toS256Challenge(randomBytes(32).toString("base64url")),
+    code_challenge_method: "S256",
+    response_mode: "form_post",
+  });
+  return handleAuthorizeRequest(new Request(`${getEnv().issuer}/oauth/authorize?${params}`));
+}
 
 async function newPartner(): Promise<string> {
   const created = json<{ partner_id: string }>(
@@ -113,6 +133,140 @@ describe("admin CLI: partners", () => {
     expect(run.stderr).toContain(
       "usage: npm run admin -- partner create --name <name> --owner-email <email>",
     );
+  });
+});
+
+describe("admin CLI: partner settings", () => {
+  it('pins a registered domain (normalized), lists it, and clears it with --domain "" or --clear', async () => {
+    const partnerId = await newPartner();
+    const pinned = json(
+      await admin("partner", "set-domain", "--partner", partnerId, "--domain", "Acme.Example"),
+    );
+    expect(pinned).toMatchObject({ partner_id: partnerId, registered_domain: "acme.example" });
+    const listed = json<{ partner_id: string }[]>(await admin("partner", "list"));
+    expect(listed.find((partner) => partner.partner_id === partnerId)).toEqual(pinned);
+
+    const cleared = json(
+      await admin("partner", "set-domain", "--partner", partnerId, "--domain", ""),
+    );
+    expect(cleared.registered_domain).toBeNull();
+    await admin("partner", "set-domain", "--partner", partnerId, "--domain", "acme.example");
+    expect(
+      json(await admin("partner", "set-domain", "--partner", partnerId, "--clear"))
+        .registered_domain,
+    ).toBeNull();
+  });
+
+  it.concurrent.each<[string, string, string]>([
+    ["a URL", "https://acme.example/", "must be a bare domain, without a scheme"],
+    ["a port", "acme.example:443", "must be a bare domain, without a port"],
+    ["a single label", "localhost", "must have at least two labels"],
+    ["an IP address", "10.0.0.1", "must end in a top-level domain, not a number"],
+    ["an underscore", "my_app.example", "may only contain letters, digits and hyphens"],
+  ])("refuses %s as a domain (exit 1)", async (_, domain, message) => {
+    const partnerId = await newPartner();
+    expectRefusal(
+      await admin("partner", "set-domain", "--partner", partnerId, "--domain", domain),
+      1,
+      `the registered domain ${JSON.stringify(domain)} ${message}`,
+    );
+  });
+
+  it("refuses --domain together with --clear, and neither (exit 2)", async () => {
+    const partnerId = await newPartner();
+    const both = await admin(
+      "partner",
+      "set-domain",
+      "--partner",
+      partnerId,
+      "--domain",
+      "a.example",
+      "--clear",
+    );
+    expectRefusal(both, 2, "give either --domain or --clear, not both");
+    expect(both.stderr).toContain("usage: npm run admin -- partner set-domain --partner");
+    expectRefusal(
+      await admin("partner", "set-domain", "--partner", partnerId),
+      2,
+      "--domain or --clear is required",
+    );
+  });
+
+  it("suspends and resumes a partner; a suspended partner's authorizations are refused", async () => {
+    const partnerId = await newPartner();
+    const suspended = json(await admin("partner", "suspend", "--partner", partnerId));
+    expect(suspended).toMatchObject({ partner_id: partnerId, status: "suspended" });
+    expect((await db().partner.findUniqueOrThrow({ where: { id: partnerId } })).status).toBe(
+      "suspended",
+    );
+    // Suspending twice is not an error.
+    expect(json(await admin("partner", "suspend", "--partner", partnerId)).status).toBe(
+      "suspended",
+    );
+    const { client } = await createClient({ partnerId, redirectUris: [REDIRECT_URI] });
+    // CONTRACT §3: the pinned description, relayed as temporarily_unavailable.
+    const refused = await authorize(client.id);
+    expect(refused.status).toBe(200);
+    const html = await refused.text();
+    expect(html).toContain('name="error" value="temporarily_unavailable"');
+    expect(html).toContain(`name="error_description" value="${PARTNER_SUSPENDED}"`);
+
+    const resumed = json(await admin("partner", "resume", "--partner", partnerId));
+    expect(resumed).toMatchObject({ partner_id: partnerId, status: "active" });
+    // Signed out and no longer refused: on to the login screen.
+    const accepted = await authorize(client.id);
+    expect(accepted.status).toBe(303);
+    expect(accepted.headers.get("location")).toMatch(/\/login\?returnUrl=/);
+  });
+
+  it("adds an owner by normalized email, creating the user, idempotently", async () => {
+    const partnerId = await newPartner();
+    const email = `Second-${tag()}@Example.COM`;
+    const added = json<{ owner_emails: string[] }>(
+      await admin("partner", "add-owner", "--partner", partnerId, "--email", email),
+    );
+    expect(added).toMatchObject({
+      partner_id: partnerId,
+      owner_email: email.toLowerCase(),
+      owner_added: true,
+    });
+    expect(added.owner_emails).toHaveLength(2);
+    expect(added.owner_emails[1]).toBe(email.toLowerCase());
+
+    const again = json(
+      await admin("partner", "add-owner", "--partner", partnerId, "--email", email.toLowerCase()),
+    );
+    expect(again).toMatchObject({ owner_emails: added.owner_emails, owner_added: false });
+    expect(await db().user.count({ where: { email: email.toLowerCase() } })).toBe(1);
+  });
+
+  it.concurrent.each<[string, string[]]>([
+    ["set-domain", ["--domain", "acme.example"]],
+    ["suspend", []],
+    ["resume", []],
+    ["add-owner", ["--email", "x@example.com"]],
+  ])("partner %s refuses an unknown partner (exit 1)", async (command, args) => {
+    const partnerId = randomUUID();
+    expectRefusal(
+      await admin("partner", command, "--partner", partnerId, ...args),
+      1,
+      `no partner with id "${partnerId}"`,
+    );
+  });
+
+  it("refuses a bad owner email (exit 1) and a missing --email or --partner (exit 2)", async () => {
+    const partnerId = await newPartner();
+    expectRefusal(
+      await admin("partner", "add-owner", "--partner", partnerId, "--email", "nope"),
+      1,
+      'the owner email "nope" is not a valid email address',
+    );
+    expectRefusal(
+      await admin("partner", "add-owner", "--partner", partnerId),
+      2,
+      "--email is required",
+    );
+    expectRefusal(await admin("partner", "suspend"), 2, "--partner is required");
   });
 });
 
@@ -326,6 +480,10 @@ describe("admin CLI: usage errors (exit 2)", () => {
     for (const command of [
       "partner create",
       "partner list",
+      "partner set-domain",
+      "partner suspend",
+      "partner resume",
+      "partner add-owner",
       "client create",
       "client rotate-secret",
       "client list",

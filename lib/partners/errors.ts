@@ -9,6 +9,7 @@ export const PARTNER_ERROR_CODES = [
   "unknown_client",
   "invalid_name",
   "invalid_email",
+  "invalid_domain",
   "invalid_redirect_uris",
   "invalid_client_id",
   "duplicate_client_id",

@@ -1,6 +1,7 @@
 import { emailSchema } from "../auth/email";
-import { db } from "../db/client";
+import { db, Prisma } from "../db/client";
 import type { PartnerStatus } from "../db/generated/client";
+import { parseRegisteredDomain } from "./domains";
 import { PartnerError } from "./errors";
 import { parseName } from "./names";
 
@@ -13,6 +14,8 @@ export interface PartnerSummary {
   id: string;
   name: string;
   status: PartnerStatus;
+  /** The pinned registered domain (lib/partners/domains.ts), or null. */
+  registeredDomain: string | null;
   ownerEmails: string[];
   clientCount: number;
   createdAt: Date;
@@ -49,6 +52,60 @@ export async function listPartners(): Promise<PartnerSummary[]> {
   return partners.map(toPartnerSummary);
 }
 
+/**
+ * Pins the registered domain the partner's branding links must sit under
+ * (SPEC 2.5), or clears it with null or a blank value.
+ */
+export async function setRegisteredDomain(
+  partnerId: string,
+  rawDomain: string | null,
+): Promise<PartnerSummary> {
+  const registeredDomain = rawDomain === null ? null : parseRegisteredDomain(rawDomain);
+  return updatePartner(partnerId, { registeredDomain });
+}
+
+/**
+ * Suspends or resumes a partner. While suspended, every authorization of its
+ * clients is refused with temporarily_unavailable (CONTRACT §3,
+ * lib/oauth/authorize.ts); setting the status it already has is a no-op.
+ */
+export async function setPartnerStatus(
+  partnerId: string,
+  status: PartnerStatus,
+): Promise<PartnerSummary> {
+  return updatePartner(partnerId, { status });
+}
+
+/**
+ * Makes the user with this email (normalized; created if new) an owner of the
+ * partner. Idempotent: an existing owner stays one, and `added` says whether
+ * the row is new. Safe under concurrency (ON CONFLICT DO NOTHING on both the
+ * user's unique email and the owner pair).
+ */
+export async function addPartnerOwner(
+  partnerId: string,
+  rawEmail: string,
+): Promise<{ partner: PartnerSummary; ownerEmail: string; added: boolean }> {
+  const email = parseOwnerEmail(rawEmail);
+  const { id } = await assertPartnerExists(partnerId);
+  try {
+    const added = await db().$transaction(async (tx) => {
+      await tx.user.createMany({ data: [{ email }], skipDuplicates: true });
+      const user = await tx.user.findUniqueOrThrow({ where: { email }, select: { id: true } });
+      const { count } = await tx.partnerOwner.createMany({
+        data: [{ partnerId: id, userId: user.id }],
+        skipDuplicates: true,
+      });
+      return count === 1;
+    });
+    return { partner: await assertPartnerSummary(id), ownerEmail: email, added };
+  } catch (error) {
+    // The partner was deleted after the check above.
+    if (isPrismaError(error, "P2003")) throw unknownPartner(partnerId, error);
+    throw error;
+  }
+}
+
 /** The partner, or null when the id is unknown (or not even a UUID). */
 export async function findPartner(partnerId: string): Promise<{ id: string; name: string } | null> {
   if (!isUuid(partnerId)) return null;
@@ -72,6 +129,37 @@ export function unknownPartner(partnerId: string, cause?: unknown): PartnerError
   );
 }
 
+async function updatePartner(
+  partnerId: string,
+  data: Prisma.PartnerUpdateInput,
+): Promise<PartnerSummary> {
+  if (!isUuid(partnerId)) throw unknownPartner(partnerId);
+  try {
+    const partner = await db().partner.update({
+      where: { id: partnerId },
+      data,
+      include: summaryInclude,
+    });
+    return toPartnerSummary(partner);
+  } catch (error) {
+    if (isPrismaError(error, "P2025")) throw unknownPartner(partnerId, error);
+    throw error;
+  }
+}
+
+async function assertPartnerSummary(partnerId: string): Promise<PartnerSummary> {
+  const partner = await db().partner.findUnique({
+    where: { id: partnerId },
+    include: summaryInclude,
+  });
+  if (!partner) throw unknownPartner(partnerId);
+  return toPartnerSummary(partner);
+}
+
+function isPrismaError(error: unknown, code: string): boolean {
+  return error instanceof Prisma.PrismaClientKnownRequestError && error.code === code;
+}
+
 function parseOwnerEmail(raw: string): string {
   const result = emailSchema.safeParse(raw);
   if (!result.success) {
@@ -93,6 +181,7 @@ type PartnerWithSummary = {
   id: string;
   name: string;
   status: PartnerStatus;
+  registeredDomain: string | null;
   createdAt: Date;
   owners: { user: { email: string } }[];
   _count: { clients: number };
@@ -103,6 +192,7 @@ function toPartnerSummary(partner: PartnerWithSummary): PartnerSummary {
     id: partner.id,
     name: partner.name,
     status: partner.status,
+    registeredDomain: partner.registeredDomain,
     ownerEmails: partner.owners.map((owner) => owner.user.email),
     clientCount: partner._count.clients,
     createdAt: partner.createdAt,

@@ -4,13 +4,21 @@ import {
   rotateClientSecret,
   type ClientSummary,
 } from "../../lib/partners/clients";
-import { createPartner, listPartners, type PartnerSummary } from "../../lib/partners/partners";
+import {
+  addPartnerOwner,
+  createPartner,
+  listPartners,
+  setPartnerStatus,
+  setRegisteredDomain,
+  type PartnerSummary,
+} from "../../lib/partners/partners";
 import { normalizeEmail } from "../../lib/auth/email";
 import { findLastMessage, MailError } from "../../lib/mail";
 import {
   optionalString,
   requireList,
   requireString,
+  UsageError,
   type OptionsConfig,
   type OptionValues,
 } from "./options";
@@ -51,6 +59,58 @@ export const COMMANDS: readonly Command[] = [
     options: {},
     async run() {
       return (await listPartners()).map(toPartnerOutput);
+    },
+  },
+  {
+    name: "partner set-domain",
+    usage: "partner set-domain --partner <partner-id> (--domain <registered-domain> | --clear)",
+    summary:
+      'pin the registered domain the branding links must sit under (--domain "" or --clear removes it)',
+    options: {
+      partner: { type: "string" },
+      domain: { type: "string" },
+      clear: { type: "boolean" },
+    },
+    async run(values) {
+      const partnerId = requireString(values, "partner");
+      const domain = optionalString(values, "domain");
+      const clear = values.clear === true;
+      if (clear && domain !== undefined) {
+        throw new UsageError("give either --domain or --clear, not both");
+      }
+      if (!clear && domain === undefined) throw new UsageError("--domain or --clear is required");
+      return toPartnerOutput(await setRegisteredDomain(partnerId, clear ? null : (domain ?? null)));
+    },
+  },
+  {
+    name: "partner suspend",
+    usage: "partner suspend --partner <partner-id>",
+    summary: "suspend a partner: its authorizations answer temporarily_unavailable (CONTRACT §3)",
+    options: { partner: { type: "string" } },
+    async run(values) {
+      return toPartnerOutput(await setPartnerStatus(requireString(values, "partner"), "suspended"));
+    },
+  },
+  {
+    name: "partner resume",
+    usage: "partner resume --partner <partner-id>",
+    summary: "make a suspended partner active again",
+    options: { partner: { type: "string" } },
+    async run(values) {
+      return toPartnerOutput(await setPartnerStatus(requireString(values, "partner"), "active"));
+    },
+  },
+  {
+    name: "partner add-owner",
+    usage: "partner add-owner --partner <partner-id> --email <email>",
+    summary: "make the user with that email (created if new) an owner of the partner",
+    options: { partner: { type: "string" }, email: { type: "string" } },
+    async run(values) {
+      const { partner, ownerEmail, added } = await addPartnerOwner(
+        requireString(values, "partner"),
+        requireString(values, "email"),
+      );
+      return { ...toPartnerOutput(partner), owner_email: ownerEmail, owner_added: added };
     },
   },
   {
@@ -129,6 +189,7 @@ function toPartnerOutput(partner: PartnerSummary) {
     partner_id: partner.id,
     name: partner.name,
     status: partner.status,
+    registered_domain: partner.registeredDomain,
     owner_emails: partner.ownerEmails,
     client_count: partner.clientCount,
     created_at: partner.createdAt.toISOString(),
