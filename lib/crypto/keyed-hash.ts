@@ -28,6 +28,8 @@ export const KEYED_HASH_PURPOSES = [
   "bank-state",
   "account-identity",
   "psu-id",
+  "session-csrf",
+  "recipient-key-challenge",
 ] as const;
 
 export type KeyedHashPurpose = (typeof KEYED_HASH_PURPOSES)[number];

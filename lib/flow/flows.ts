@@ -76,6 +76,7 @@ export async function findFlowByCookie(value: string | null | undefined, now = n
               recipientPublicKey: true,
               displayName: true,
               logoHash: true,
+              logo: { select: { contentType: true } },
               accentColor: true,
               supportUrl: true,
               termsUrl: true,

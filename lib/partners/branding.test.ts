@@ -24,7 +24,8 @@ describe("screen branding (SPEC 2.5)", () => {
   });
 
   it("serves the logo from our host by content hash", () => {
-    expect(toScreenBranding({ ...partner, logoHash: "ab12" }, "C").logoUrl).toBe("/logos/ab12");
+    const logo = { logoHash: "ab12", logo: { contentType: "image/png" } };
+    expect(toScreenBranding({ ...partner, ...logo }, "C").logoUrl).toBe("/logos/ab12.png");
   });
 
   it("picks a readable text colour for any accent (WCAG AA for large text at least)", () => {

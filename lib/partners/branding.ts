@@ -1,3 +1,7 @@
+import type { LogoContentType } from "./logo-fetch";
+import { readableTextOn } from "./contrast";
+import { logoPath } from "./logos";
+
 /**
  * What the flow screens show of a partner (SPEC 2.5): its display name, logo
  * served from our host, accent colour, purpose and links — or the service's
@@ -21,6 +25,7 @@ interface BrandingSource {
   name: string;
   displayName: string | null;
   logoHash: string | null;
+  logo?: { contentType: string } | null;
   accentColor: string | null;
   supportUrl: string | null;
   termsUrl: string | null;
@@ -38,7 +43,10 @@ export function toScreenBranding(
     partner?.accentColor && HEX_COLOR.test(partner.accentColor) ? partner.accentColor : null;
   return {
     name: partner?.displayName || partner?.name || clientName,
-    logoUrl: partner?.logoHash ? `/logos/${partner.logoHash}` : null,
+    logoUrl:
+      partner?.logoHash && partner.logo
+        ? logoPath(partner.logoHash, partner.logo.contentType as LogoContentType)
+        : null,
     accentColor: accent,
     accentTextColor: accent ? readableTextOn(accent) : null,
     purpose: partner?.purpose || null,
@@ -48,23 +56,4 @@ export function toScreenBranding(
   };
 }
 
-/** WCAG 2.1 relative luminance of an sRGB colour. */
-export function relativeLuminance(hex: string): number {
-  const channels = [1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16) / 255);
-  const [r = 0, g = 0, b = 0] = channels.map((c) =>
-    c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4,
-  );
-  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-}
-
-export function contrastRatio(a: string, b: string): number {
-  const [light, dark] = [relativeLuminance(a), relativeLuminance(b)].sort((x, y) => y - x);
-  return ((light ?? 0) + 0.05) / ((dark ?? 0) + 0.05);
-}
-
-/** The text colour with the higher contrast on this background. */
-export function readableTextOn(background: string): string {
-  return contrastRatio(background, "#ffffff") >= contrastRatio(background, "#000000")
-    ? "#ffffff"
-    : "#000000";
-}
+export { contrastRatio, readableTextOn, relativeLuminance } from "./contrast";

@@ -1,0 +1,123 @@
+import { describe, expect, it } from "vitest";
+import { parseBrandingRecord } from "./branding-record";
+
+const NO_DOMAIN = { registeredDomain: null };
+const full = {
+  displayName: "Acme Budget",
+  logoUrl: "https://cdn.acme.example/logo.png",
+  accentColor: "#1D4ED8",
+  supportUrl: "https://acme.example/support",
+  termsUrl: "https://www.acme.example/terms",
+  privacyUrl: "https://acme.example/privacy?lang=en",
+  purpose: "Budgeting from your bank transactions.",
+  defaultLanguage: "da",
+};
+
+describe("the branding record (SPEC 2.5)", () => {
+  it("accepts a full record, normalizing the colour", () => {
+    const parsed = parseBrandingRecord(full, { registeredDomain: "acme.example" });
+    expect(parsed).toEqual({ ok: true, record: { ...full, accentColor: "#1d4ed8" } });
+  });
+
+  it("clears every field that is omitted, null or blank", () => {
+    const parsed = parseBrandingRecord({ displayName: "  ", purpose: null }, NO_DOMAIN);
+    expect(parsed).toEqual({
+      ok: true,
+      record: {
+        displayName: null,
+        logoUrl: null,
+        accentColor: null,
+        supportUrl: null,
+        termsUrl: null,
+        privacyUrl: null,
+        purpose: null,
+        defaultLanguage: null,
+      },
+    });
+  });
+
+  it.each([
+    [{ displayName: "x".repeat(81) }, "displayName", "displayName must be at most 80 characters"],
+    [{ supportUrl: "http://acme.example/s" }, "supportUrl", "supportUrl must be an https:// URL"],
+    [
+      { termsUrl: "https://user:pw@acme.example/t" },
+      "termsUrl",
+      "termsUrl must not contain credentials",
+    ],
+    [
+      { privacyUrl: "https://acme.example/p#top" },
+      "privacyUrl",
+      "privacyUrl must not contain a fragment (#…)",
+    ],
+    [{ logoUrl: "/relative.png" }, "logoUrl", "logoUrl must be an absolute https:// URL"],
+    [
+      { logoUrl: `https://acme.example/${"a".repeat(2048)}` },
+      "logoUrl",
+      "logoUrl must be at most 2048 characters",
+    ],
+    [{ purpose: "p".repeat(281) }, "purpose", "purpose must be at most 280 characters"],
+    [{ purpose: "two\nlines" }, "purpose", "purpose must be one line"],
+    [{ accentColor: "blue" }, "accentColor", "accentColor must be a colour as #rrggbb"],
+    [{ accentColor: "#12345" }, "accentColor", "accentColor must be a colour as #rrggbb"],
+    [
+      { defaultLanguage: "ru" },
+      "defaultLanguage",
+      "defaultLanguage must be one of da, de, en, es, fi, fr, it, nb, nl, pl, pt, sv",
+    ],
+    [{ displayName: 42 }, "displayName", "displayName must be a string or null"],
+    [{ tagline: "x" }, "tagline", expect.stringContaining("is not a branding field")],
+  ])("refuses %j naming %s", (body, field, message) => {
+    expect(parseBrandingRecord(body, NO_DOMAIN)).toEqual({
+      ok: false,
+      violations: [{ field, message }],
+    });
+  });
+
+  it("keeps links under the pinned registered domain, refusing look-alikes", () => {
+    const pinned = { registeredDomain: "acme.example" };
+    for (const url of [
+      "https://evil.example/x",
+      "https://acme.example.evil.example/",
+      "https://notacme.example/",
+    ]) {
+      expect(parseBrandingRecord({ supportUrl: url }, pinned)).toEqual({
+        ok: false,
+        violations: [
+          {
+            field: "supportUrl",
+            message: "supportUrl must be under the registered domain acme.example",
+          },
+        ],
+      });
+    }
+    expect(parseBrandingRecord({ supportUrl: "https://help.acme.example/" }, pinned).ok).toBe(true);
+  });
+
+  it("reports every violation at once", () => {
+    const parsed = parseBrandingRecord(
+      { displayName: "x".repeat(81), accentColor: "red", purpose: "a\nb" },
+      NO_DOMAIN,
+    );
+    expect(parsed.ok ? [] : parsed.violations.map((v) => v.field)).toEqual([
+      "displayName",
+      "accentColor",
+      "purpose",
+    ]);
+  });
+
+  it("keeps the current logo when its served path is sent back", () => {
+    const path = "/logos/abc.png";
+    const parsed = parseBrandingRecord(
+      { logoUrl: path },
+      { registeredDomain: null, keepLogoPath: path },
+    );
+    expect(parsed.ok && parsed.record.logoUrl).toBe(path);
+  });
+
+  it("refuses a body that is not an object", () => {
+    expect(parseBrandingRecord([1], NO_DOMAIN)).toEqual({
+      ok: false,
+      violations: [{ field: "body", message: "must be a JSON object" }],
+    });
+  });
+});

@@ -1,0 +1,164 @@
+import { isLocale, locales, type Locale } from "../i18n/locales";
+
+/**
+ * The branding record a partner writes (SPEC 2.5, 4.7): the whole record at
+ * once, every field optional, null or blank clearing it. Each violation is
+ * named with its field so the dashboard can show it next to the input.
+ */
+
+export const BRANDING_FIELDS = [
+  "displayName",
+  "logoUrl",
+  "accentColor",
+  "supportUrl",
+  "termsUrl",
+  "privacyUrl",
+  "purpose",
+  "defaultLanguage",
+] as const;
+
+export type BrandingField = (typeof BRANDING_FIELDS)[number];
+
+export interface BrandingRecord {
+  displayName: string | null;
+  logoUrl: string | null;
+  accentColor: string | null;
+  supportUrl: string | null;
+  termsUrl: string | null;
+  privacyUrl: string | null;
+  purpose: string | null;
+  defaultLanguage: Locale | null;
+}
+
+export interface BrandingViolation {
+  field: string;
+  message: string;
+}
+
+export const MAX_DISPLAY_NAME = 80;
+export const MAX_PURPOSE = 280;
+export const MAX_URL = 2048;
+
+const LINE_BREAK = /[\r\n\u2028\u2029\u0085]/;
+const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
+
+/** Characters as a person counts them (code points, not UTF-16 units). */
+const lengthOf = (text: string) => [...text].length;
+
+/** SPEC 2.5's URL rules; null when the URL is acceptable. */
+export function urlProblem(text: string): string | null {
+  if (text.length > MAX_URL) return `must be at most ${MAX_URL} characters`;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return "must be an absolute https:// URL";
+  }
+  if (url.protocol !== "https:") return "must be an https:// URL";
+  if (url.username || url.password) return "must not contain credentials";
+  if (text.includes("#")) return "must not contain a fragment (#…)";
+  return null;
+}
+
+/** The URL's host is the pinned registrable domain or one of its subdomains. */
+export function isUnderDomain(text: string, domain: string): boolean {
+  const host = new URL(text).hostname.toLowerCase();
+  const pinned = domain.toLowerCase();
+  return host === pinned || host.endsWith(`.${pinned}`);
+}
+
+function checkField(
+  field: BrandingField,
+  value: string,
+  options: { registeredDomain: string | null },
+): string | null {
+  switch (field) {
+    case "displayName":
+      return lengthOf(value) > MAX_DISPLAY_NAME
+        ? `must be at most ${MAX_DISPLAY_NAME} characters`
+        : LINE_BREAK.test(value)
+          ? "must be one line"
+          : null;
+    case "purpose":
+      return lengthOf(value) > MAX_PURPOSE
+        ? `must be at most ${MAX_PURPOSE} characters`
+        : LINE_BREAK.test(value)
+          ? "must be one line"
+          : null;
+    case "accentColor":
+      return HEX_COLOR.test(value) ? null : "must be a colour as #rrggbb";
+    case "defaultLanguage":
+      return isLocale(value) ? null : `must be one of ${locales.join(", ")}`;
+    case "logoUrl":
+      return urlProblem(value);
+    case "supportUrl":
+    case "termsUrl":
+    case "privacyUrl": {
+      const problem = urlProblem(value);
+      if (problem) return problem;
+      const domain = options.registeredDomain;
+      return domain && !isUnderDomain(value, domain)
+        ? `must be under the registered domain ${domain}`
+        : null;
+    }
+  }
+}
+
+export type BrandingParse =
+  { ok: true; record: BrandingRecord } | { ok: false; violations: BrandingViolation[] };
+
+/**
+ * Validates a PUT body. `keepLogoPath` is the path the partner's current logo
+ * is served from: sending it back (as GET /api/partner/me shows it) keeps the
+ * logo rather than being refused as a non-https URL.
+ */
+export function parseBrandingRecord(
+  body: unknown,
+  options: { registeredDomain: string | null; keepLogoPath?: string | null },
+): BrandingParse {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    return { ok: false, violations: [{ field: "body", message: "must be a JSON object" }] };
+  }
+  const violations: BrandingViolation[] = [];
+  for (const key of Object.keys(body)) {
+    if (!(BRANDING_FIELDS as readonly string[]).includes(key)) {
+      violations.push({
+        field: key,
+        message: `${key} is not a branding field (${BRANDING_FIELDS.join(", ")})`,
+      });
+    }
+  }
+  const record: Record<BrandingField, string | null> = {
+    displayName: null,
+    logoUrl: null,
+    accentColor: null,
+    supportUrl: null,
+    termsUrl: null,
+    privacyUrl: null,
+    purpose: null,
+    defaultLanguage: null,
+  };
+  const input = body as Record<string, unknown>;
+  for (const field of BRANDING_FIELDS) {
+    const raw = input[field];
+    if (raw === undefined || raw === null) continue;
+    if (typeof raw !== "string") {
+      violations.push({ field, message: `${field} must be a string or null` });
+      continue;
+    }
+    const value = raw.trim();
+    if (value === "") continue;
+    if (field === "logoUrl" && options.keepLogoPath && value === options.keepLogoPath) {
+      record.logoUrl = value;
+      continue;
+    }
+    const problem = checkField(field, value, options);
+    if (problem) violations.push({ field, message: `${field} ${problem}` });
+    else record[field] = field === "accentColor" ? value.toLowerCase() : value;
+  }
+  if (violations.length > 0) return { ok: false, violations };
+  return {
+    ok: true,
+    record: { ...record, defaultLanguage: record.defaultLanguage as Locale | null },
+  };
+}

@@ -1,0 +1,194 @@
+import { db } from "../db/client";
+import { jsonResponse } from "../http/respond";
+import { log } from "../log";
+import { parseBrandingRecord, type BrandingRecord } from "./branding-record";
+import { readableTextOn } from "./branding";
+import { fetchLogo, LOGO_MAX_BYTES, LogoError, type LogoContentType } from "./logo-fetch";
+import { logoPath, storeLogo } from "./logos";
+import { authenticateOwner } from "./owner-session";
+
+/**
+ * SPEC 4.7: `GET /api/partner/me`, `PUT /api/partner/branding` (the owner's
+ * interactive session) and `GET /api/connect/clients/{client_id}/branding`
+ * (anonymous, for the screens).
+ */
+
+const NO_STORE = { "Cache-Control": "no-store" };
+
+type PartnerWithLogo = NonNullable<Awaited<ReturnType<typeof findPartner>>>;
+
+export function findPartner(id: string) {
+  return db().partner.findUnique({
+    where: { id },
+    include: { logo: { select: { contentType: true } } },
+  });
+}
+
+/** Where the partner's logo is served from on this host, or null. */
+export function servedLogoPath(partner: {
+  logoHash: string | null;
+  logo: { contentType: string } | null;
+}): string | null {
+  if (!partner.logoHash || !partner.logo) return null;
+  // Stored logos were sniffed as one of the three types before they were stored.
+  return logoPath(partner.logoHash, partner.logo.contentType as LogoContentType);
+}
+
+export function toBrandingWire(partner: PartnerWithLogo): BrandingRecord {
+  return {
+    displayName: partner.displayName,
+    logoUrl: servedLogoPath(partner),
+    accentColor: partner.accentColor,
+    supportUrl: partner.supportUrl,
+    termsUrl: partner.termsUrl,
+    privacyUrl: partner.privacyUrl,
+    purpose: partner.purpose,
+    defaultLanguage: partner.defaultLanguage as BrandingRecord["defaultLanguage"],
+  };
+}
+
+export function toPartnerWire(partner: PartnerWithLogo) {
+  return {
+    id: partner.id,
+    name: partner.name,
+    status: partner.status,
+    registeredDomain: partner.registeredDomain,
+    branding: toBrandingWire(partner),
+    recipientKey: partner.recipientPublicKey
+      ? {
+          fingerprint: partner.recipientKeyFingerprint,
+          installedAt: partner.recipientKeyInstalledAt?.toISOString() ?? null,
+        }
+      : null,
+  };
+}
+
+export async function handlePartnerMe(request: Request): Promise<Response> {
+  const owner = await authenticateOwner(request, { mutation: false });
+  if (owner instanceof Response) return owner;
+  const partner = await findPartner(owner.partnerId);
+  if (!partner) return jsonResponse({ error: "not_found" }, { status: 404, headers: NO_STORE });
+  return jsonResponse(toPartnerWire(partner), { headers: NO_STORE });
+}
+
+const invalidBranding = (violations: { field: string; message: string }[]) =>
+  jsonResponse(
+    {
+      error: "invalid_branding",
+      error_description: violations.map((violation) => violation.message).join("; "),
+      violations,
+    },
+    { status: 400, headers: NO_STORE },
+  );
+
+/** The logo the record asks for: kept, cleared, or fetched from its https URL and stored. */
+async function resolveLogo(
+  partner: PartnerWithLogo,
+  logoUrl: string | null,
+): Promise<{ logoHash: string | null; logoSourceUrl: string | null }> {
+  if (logoUrl === null) return { logoHash: null, logoSourceUrl: null };
+  if (logoUrl === servedLogoPath(partner) || logoUrl === partner.logoSourceUrl) {
+    return { logoHash: partner.logoHash, logoSourceUrl: partner.logoSourceUrl };
+  }
+  const fetched = await fetchLogo(logoUrl);
+  const stored = await storeLogo(fetched.data);
+  return { logoHash: stored.hash, logoSourceUrl: logoUrl };
+}
+
+/** PUT /api/partner/branding: replaces the whole record (omitted or blank fields are cleared). */
+export async function handlePutBranding(request: Request): Promise<Response> {
+  const owner = await authenticateOwner(request, { mutation: true });
+  if (owner instanceof Response) return owner;
+  const partner = await findPartner(owner.partnerId);
+  if (!partner) return jsonResponse({ error: "not_found" }, { status: 404, headers: NO_STORE });
+  let body: unknown;
+  try {
+    body = JSON.parse(await request.text());
+  } catch {
+    return invalidBranding([{ field: "body", message: "the body must be JSON" }]);
+  }
+  const parsed = parseBrandingRecord(body, {
+    registeredDomain: partner.registeredDomain,
+    keepLogoPath: servedLogoPath(partner),
+  });
+  if (!parsed.ok) return invalidBranding(parsed.violations);
+  const { logoUrl, ...fields } = parsed.record;
+  let logo;
+  try {
+    logo = await resolveLogo(partner, logoUrl);
+  } catch (error) {
+    if (!(error instanceof LogoError)) throw error;
+    log.info("partner.logo_refused", { partner_id: partner.id, code: error.code });
+    return invalidBranding([{ field: "logoUrl", message: `logoUrl: ${error.message}` }]);
+  }
+  const updated = await db().partner.update({
+    where: { id: partner.id },
+    data: { ...fields, ...logo },
+    include: { logo: { select: { contentType: true } } },
+  });
+  return jsonResponse(toPartnerWire(updated), { headers: NO_STORE });
+}
+
+/** Reads at most `limit` bytes of the body; null when it is longer. */
+async function readLimited(request: Request, limit: number): Promise<Buffer | null> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > limit) return null;
+  const bytes = Buffer.from(await request.arrayBuffer());
+  return bytes.length > limit ? null : bytes;
+}
+
+/** POST /api/partner/logo: the image itself as the body; PNG, JPEG or WebP by its bytes. */
+export async function handleLogoUpload(request: Request): Promise<Response> {
+  const owner = await authenticateOwner(request, { mutation: true });
+  if (owner instanceof Response) return owner;
+  const bytes = await readLimited(request, LOGO_MAX_BYTES);
+  if (!bytes) {
+    return invalidBranding([
+      { field: "logo", message: `logo: the image must be at most ${LOGO_MAX_BYTES / 1024} KiB` },
+    ]);
+  }
+  let stored;
+  try {
+    stored = await storeLogo(bytes);
+  } catch (error) {
+    if (!(error instanceof LogoError)) throw error;
+    return invalidBranding([{ field: "logo", message: `logo: ${error.message}` }]);
+  }
+  const updated = await db().partner.update({
+    where: { id: owner.partnerId },
+    data: { logoHash: stored.hash, logoSourceUrl: null },
+    include: { logo: { select: { contentType: true } } },
+  });
+  return jsonResponse(toPartnerWire(updated), { headers: NO_STORE });
+}
+
+/** GET /api/connect/clients/{client_id}/branding: what the screens show; cacheable. */
+export async function handleClientBranding(clientId: string): Promise<Response> {
+  const client = await db().client.findUnique({
+    where: { id: clientId },
+    include: { partner: { include: { logo: { select: { contentType: true } } } } },
+  });
+  if (!client) {
+    return jsonResponse(
+      { error: "not_found", error_description: "no such client" },
+      { status: 404, headers: { "Cache-Control": "public, max-age=60" } },
+    );
+  }
+  const partner = client.partner;
+  const accent = partner?.accentColor ?? null;
+  return jsonResponse(
+    {
+      clientId: client.id,
+      name: partner?.displayName || partner?.name || client.name,
+      logoUrl: partner ? servedLogoPath(partner) : null,
+      accentColor: accent,
+      accentTextColor: accent ? readableTextOn(accent) : null,
+      purpose: partner?.purpose ?? null,
+      supportUrl: partner?.supportUrl ?? null,
+      termsUrl: partner?.termsUrl ?? null,
+      privacyUrl: partner?.privacyUrl ?? null,
+      defaultLanguage: partner?.defaultLanguage ?? null,
+    },
+    { headers: { "Cache-Control": "public, max-age=300" } },
+  );
+}
