@@ -1,0 +1,275 @@
+import { db } from "../db/client";
+import { jsonResponse } from "../http/respond";
+import { log } from "../log";
+import { createClient, listClients, rotateClientSecret, type ClientSummary } from "./clients";
+import { PartnerError, type PartnerErrorCode } from "./errors";
+import { authenticateOwner } from "./owner-session";
+import { parseRedirectUris, type RedirectUriProblem } from "./redirect-uris";
+
+/**
+ * The partner dashboard's Connect-client management (the owner's interactive
+ * session only; API keys get 403 like everywhere outside SPEC 4.6):
+ *
+ *   GET    /api/partner/clients                            list
+ *   POST   /api/partner/clients                            create (secret shown once)
+ *   PATCH  /api/partner/clients/{clientId}                 rename, replace redirect URIs
+ *   POST   /api/partner/clients/{clientId}/rotate-secret   new secret, previous valid 24 h
+ *   DELETE /api/partner/clients/{clientId}                 delete (its API keys go with it)
+ *
+ * A client of another partner, or a house client, answers 404 and is never
+ * touched: every lookup and write is scoped to the owner's partner.
+ */
+
+const NO_STORE = { "Cache-Control": "no-store" };
+
+/** Client names on the dashboard: one line, like the branding display name. */
+export const MAX_CLIENT_NAME = 80;
+
+const CLIENT_FIELDS = ["name", "redirectUris"] as const;
+const LINE_BREAK_OR_CONTROL = /[\u0000-\u001f\u007f\u0085\u2028\u2029]/;
+
+export interface ClientMetadataViolation {
+  field: string;
+  message: string;
+}
+
+interface ClientMetadata {
+  name?: string;
+  redirectUris?: string[];
+}
+
+type MetadataParse =
+  { ok: true; metadata: ClientMetadata } | { ok: false; violations: ClientMetadataViolation[] };
+
+/** What the dashboard sees of a client: never a secret or a hash. */
+function toClientWire(client: ClientSummary) {
+  return {
+    clientId: client.id,
+    name: client.name,
+    redirectUris: client.redirectUris,
+    createdAt: client.createdAt.toISOString(),
+    previousSecretExpiresAt: client.previousSecretExpiresAt?.toISOString() ?? null,
+  };
+}
+
+const json = (body: unknown, status = 200) => jsonResponse(body, { status, headers: NO_STORE });
+
+const refuse = (status: number, error: string, description: string) =>
+  json({ error, error_description: description }, status);
+
+const clientNotFound = () => refuse(404, "not_found", "no such client");
+
+/** RFC 7591 §3.2.2's error code, with each violation named for the form field it belongs to. */
+const invalidClientMetadata = (violations: ClientMetadataViolation[]) =>
+  json(
+    {
+      error: "invalid_client_metadata",
+      error_description: violations.map((violation) => violation.message).join("; "),
+      violations,
+    },
+    400,
+  );
+
+/** Characters as a person counts them (code points, not UTF-16 units). */
+const lengthOf = (text: string) => [...text].length;
+
+function checkName(raw: unknown): { name: string } | ClientMetadataViolation {
+  if (typeof raw !== "string") return { field: "name", message: "name must be a string" };
+  const name = raw.trim();
+  if (name === "") return { field: "name", message: "name must not be empty" };
+  if (lengthOf(name) > MAX_CLIENT_NAME) {
+    return { field: "name", message: `name must be at most ${MAX_CLIENT_NAME} characters` };
+  }
+  if (LINE_BREAK_OR_CONTROL.test(name)) {
+    return { field: "name", message: "name must be one line without control characters" };
+  }
+  return { name };
+}
+
+/** The form field a SPEC 8.3 problem belongs to: the list, or the offending entry. */
+function redirectUriField(list: readonly string[], problem: RedirectUriProblem): string {
+  const listRules: RedirectUriProblem["rule"][] = ["required", "too_many", "duplicate"];
+  if (problem.uri === null || listRules.includes(problem.rule)) return "redirectUris";
+  return `redirectUris[${list.indexOf(problem.uri)}]`;
+}
+
+function checkRedirectUris(raw: unknown): { redirectUris: string[] } | ClientMetadataViolation[] {
+  if (!Array.isArray(raw) || !raw.every((uri) => typeof uri === "string")) {
+    return [{ field: "redirectUris", message: "redirectUris must be an array of strings" }];
+  }
+  const list = raw as string[];
+  // SPEC 8.3, with the rule's own sentence (lib/partners/redirect-uris.ts).
+  const result = parseRedirectUris(list);
+  if (result.success) return { redirectUris: result.data };
+  return result.problems.map((problem) => ({
+    field: redirectUriField(list, problem),
+    message: problem.message,
+  }));
+}
+
+/**
+ * A create (every field required) or update (every field optional) body.
+ * Unknown fields are refused so a typo is not silently ignored.
+ */
+export function parseClientMetadata(body: unknown, mode: "create" | "update"): MetadataParse {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    return {
+      ok: false,
+      violations: [{ field: "body", message: "the body must be a JSON object" }],
+    };
+  }
+  const input = body as Record<string, unknown>;
+  const violations: ClientMetadataViolation[] = [];
+  for (const key of Object.keys(input)) {
+    if (!(CLIENT_FIELDS as readonly string[]).includes(key)) {
+      violations.push({
+        field: key,
+        message: `${key} is not a client field (${CLIENT_FIELDS.join(", ")})`,
+      });
+    }
+  }
+  const metadata: ClientMetadata = {};
+  for (const field of CLIENT_FIELDS) {
+    if (input[field] !== undefined) continue;
+    if (mode === "create") violations.push({ field, message: `${field} is required` });
+  }
+  if (input.name !== undefined) {
+    const checked = checkName(input.name);
+    if ("name" in checked) metadata.name = checked.name;
+    else violations.push(checked);
+  }
+  if (input.redirectUris !== undefined) {
+    const checked = checkRedirectUris(input.redirectUris);
+    if (Array.isArray(checked)) violations.push(...checked);
+    else metadata.redirectUris = checked.redirectUris;
+  }
+  return violations.length > 0 ? { ok: false, violations } : { ok: true, metadata };
+}
+
+async function readJsonBody(request: Request): Promise<unknown> {
+  try {
+    return JSON.parse(await request.text()) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The owner's partner's client, or null for an unknown one or one of anybody else. */
+function findOwnedClient(partnerId: string, clientId: string) {
+  return db().client.findFirst({ where: { id: clientId, partnerId } });
+}
+
+/** PartnerErrors the calls below can raise when a race is lost; anything else is a 500. */
+const PARTNER_ERROR_RESPONSES = {
+  unknown_partner: { status: 404, error: "not_found" },
+  unknown_client: { status: 404, error: "not_found" },
+  conflict: { status: 409, error: "conflict" },
+  invalid_name: { status: 400, error: "invalid_client_metadata" },
+  invalid_redirect_uris: { status: 400, error: "invalid_client_metadata" },
+} as const satisfies Partial<Record<PartnerErrorCode, { status: number; error: string }>>;
+
+function toErrorResponse(error: unknown, path: string): Response {
+  if (error instanceof PartnerError && error.code in PARTNER_ERROR_RESPONSES) {
+    const { status, error: code } =
+      PARTNER_ERROR_RESPONSES[error.code as keyof typeof PARTNER_ERROR_RESPONSES];
+    return refuse(status, code, error.message);
+  }
+  log.error("partner.client_api_failed", { error, path });
+  return refuse(500, "server_error", "something went wrong; try again");
+}
+
+/** Runs the operation for an authenticated owner; failures never leak internals. */
+async function asOwner(
+  request: Request,
+  mutation: boolean,
+  operation: (partnerId: string) => Promise<Response>,
+): Promise<Response> {
+  const owner = await authenticateOwner(request, { mutation });
+  if (owner instanceof Response) return owner;
+  try {
+    return await operation(owner.partnerId);
+  } catch (error) {
+    return toErrorResponse(error, new URL(request.url).pathname);
+  }
+}
+
+/** The partner's clients as the API lists them (also what the dashboard starts from). */
+export async function listPartnerClients(partnerId: string) {
+  return (await listClients(partnerId)).map(toClientWire);
+}
+
+/** GET /api/partner/clients */
+export function handleListClients(request: Request): Promise<Response> {
+  return asOwner(request, false, async (partnerId) => json(await listPartnerClients(partnerId)));
+}
+
+/** POST /api/partner/clients: the secret is in this answer and nowhere else, ever. */
+export function handleCreateClient(request: Request): Promise<Response> {
+  return asOwner(request, true, async (partnerId) => {
+    const parsed = parseClientMetadata(await readJsonBody(request), "create");
+    if (!parsed.ok) return invalidClientMetadata(parsed.violations);
+    const { name, redirectUris = [] } = parsed.metadata;
+    const { client, clientSecret } = await createClient({
+      partnerId,
+      redirectUris,
+      ...(name === undefined ? {} : { name }),
+    });
+    log.info("partner.client_created", { partner_id: partnerId, client_id: client.id });
+    return json(
+      { clientId: client.id, clientSecret, name: client.name, redirectUris: client.redirectUris },
+      201,
+    );
+  });
+}
+
+/** PATCH /api/partner/clients/{clientId}: rename and/or replace the redirect URIs. */
+export function handleUpdateClient(request: Request, clientId: string): Promise<Response> {
+  return asOwner(request, true, async (partnerId) => {
+    if (!(await findOwnedClient(partnerId, clientId))) return clientNotFound();
+    const parsed = parseClientMetadata(await readJsonBody(request), "update");
+    if (!parsed.ok) return invalidClientMetadata(parsed.violations);
+    // Scoped to the partner again: the check above and this write are not one step.
+    const { count } = await db().client.updateMany({
+      where: { id: clientId, partnerId },
+      data: parsed.metadata,
+    });
+    const updated = count === 1 ? await findOwnedClient(partnerId, clientId) : null;
+    if (!updated) return clientNotFound();
+    log.info("partner.client_updated", {
+      partner_id: partnerId,
+      client_id: clientId,
+      fields: Object.keys(parsed.metadata),
+    });
+    return json(toClientWire(updated));
+  });
+}
+
+/**
+ * POST /api/partner/clients/{clientId}/rotate-secret (SPEC 5.2, 8.2): the new
+ * secret is shown once; the previous one keeps working for 24 hours from `now`.
+ */
+export function handleRotateClientSecret(
+  request: Request,
+  clientId: string,
+  now: Date = new Date(),
+): Promise<Response> {
+  return asOwner(request, true, async (partnerId) => {
+    if (!(await findOwnedClient(partnerId, clientId))) return clientNotFound();
+    const rotated = await rotateClientSecret(clientId, now);
+    log.info("partner.client_secret_rotated", { partner_id: partnerId, client_id: clientId });
+    return json({
+      clientSecret: rotated.clientSecret,
+      previousSecretExpiresAt: rotated.previousSecretExpiresAt.toISOString(),
+    });
+  });
+}
+
+/** DELETE /api/partner/clients/{clientId}: its codes and API keys go with it (onDelete: Cascade). */
+export function handleDeleteClient(request: Request, clientId: string): Promise<Response> {
+  return asOwner(request, true, async (partnerId) => {
+    const { count } = await db().client.deleteMany({ where: { id: clientId, partnerId } });
+    if (count === 0) return clientNotFound();
+    log.info("partner.client_deleted", { partner_id: partnerId, client_id: clientId });
+    return new Response(null, { status: 204, headers: NO_STORE });
+  });
+}
