@@ -1,0 +1,254 @@
+import { z } from "zod";
+import { timingSafeEqualString } from "../crypto/constant-time";
+import {
+  ENVELOPE_ERROR_MESSAGES,
+  EnvelopeError,
+  parseRawPublicKey,
+  recipientKeyFingerprint,
+  sealJson,
+} from "../crypto/envelope";
+import { keyedHash } from "../crypto/keyed-hash";
+import { db } from "../db/client";
+import { jsonResponse } from "../http/respond";
+import { log } from "../log";
+import { authenticateOwner } from "./owner-session";
+
+/**
+ * CONTRACT §9: the partner's recipient ("decryption") key, installed from the
+ * partner page with the owner's interactive session and CSRF token:
+ *
+ * - `POST /api/partners/mine/recipient-key/challenge` `{publicKey}` seals
+ *   `{"nonce":"…"}` to the key being installed (a normal §8 envelope);
+ * - `PUT /api/partners/mine/recipient-key` `{publicKey, challengeAnswer}`
+ *   installs the key once the partner has opened the envelope and sent the
+ *   nonce back, which proves it holds the private half.
+ *
+ * The 1.2 spellings `/api/partner/recipient-key[/challenge]` are the same handlers.
+ *
+ * The challenge is stateless, so no nonce is ever stored, in plaintext or otherwise:
+ *
+ *   nonce = issuedAt (8 bytes, big-endian ms) ‖ first 24 bytes of
+ *           HMAC(sub-key "recipient-key-challenge", partnerId|publicKey|issuedAt)
+ *
+ * 32 bytes, base64: the same shape as the contract's fixture nonce. Only the
+ * holder of the private key can read it (it travels sealed), and nobody without
+ * SECRET_KEY can forge one (a 192-bit MAC). The install recomputes the MAC from
+ * the answer's own issuedAt and compares in constant time, so the answer alone
+ * is enough (the wire carries just `challengeAnswer`, as in the SDKs), and it
+ * is bound to this partner and this exact public key. A replayed answer, within
+ * its ten minutes, can only install that same key on that same partner again
+ * (a no-op, or undoing a rotation made meanwhile), and only through an owner's
+ * session and CSRF token: an owner who can install any key it holds anyway.
+ */
+
+/** A challenge is answered within ten minutes or not at all. */
+export const RECIPIENT_KEY_CHALLENGE_TTL_MS = 10 * 60 * 1000;
+/** Another instance's clock may run slightly ahead of ours. */
+const CLOCK_SKEW_MS = 60 * 1000;
+
+const ISSUED_AT_BYTES = 8;
+const MAC_BYTES = 24;
+/** 32 bytes of standard base64: 43 characters and one "=". */
+const NONCE_PATTERN = /^[A-Za-z0-9+/]{43}=$/;
+
+const NO_STORE = { "Cache-Control": "no-store" };
+
+export interface Clock {
+  now?: () => Date;
+}
+
+/** Refusals, keyed by code; the status comes from this table (STYLE.md rule 4). */
+const RECIPIENT_KEY_ERRORS = {
+  invalid_request: 400,
+  invalid_public_key: 400,
+  invalid_challenge: 400,
+  not_found: 404,
+} as const satisfies Record<string, number>;
+
+type RecipientKeyErrorCode = keyof typeof RECIPIENT_KEY_ERRORS;
+
+export class RecipientKeyError extends Error {
+  constructor(
+    readonly code: RecipientKeyErrorCode,
+    readonly description: string,
+  ) {
+    super(description);
+    this.name = "RecipientKeyError";
+  }
+}
+
+const refusal = (error: RecipientKeyError) =>
+  jsonResponse(
+    { error: error.code, error_description: error.description },
+    { status: RECIPIENT_KEY_ERRORS[error.code], headers: NO_STORE },
+  );
+
+/** The nonce for one partner, one public key and one moment (see the design above). */
+export function challengeNonce(
+  partnerId: string,
+  publicKeyRawB64: string,
+  issuedAtMs: number,
+): string {
+  const issuedAt = Buffer.alloc(ISSUED_AT_BYTES);
+  issuedAt.writeBigUInt64BE(BigInt(issuedAtMs));
+  const mac = Buffer.from(
+    keyedHash("recipient-key-challenge", `${partnerId}|${publicKeyRawB64}|${issuedAtMs}`),
+    "hex",
+  ).subarray(0, MAC_BYTES);
+  return Buffer.concat([issuedAt, mac]).toString("base64");
+}
+
+/** CONTRACT §8.1: a base64 raw uncompressed P-256 point, in its canonical spelling. */
+function parsePublicKey(publicKey: string | undefined): string {
+  if (publicKey === undefined || publicKey === "") {
+    throw new RecipientKeyError("invalid_request", "publicKey is required");
+  }
+  try {
+    return parseRawPublicKey(publicKey).toString("base64");
+  } catch (error) {
+    if (!(error instanceof EnvelopeError)) throw error;
+    throw new RecipientKeyError("invalid_public_key", ENVELOPE_ERROR_MESSAGES.invalid_public_key);
+  }
+}
+
+/** The answer must be a nonce this service issued for this partner and key, less than ten minutes ago. */
+export function assertChallengeAnswer(
+  partnerId: string,
+  publicKeyRawB64: string,
+  answer: string | undefined,
+  now: Date,
+): void {
+  if (answer === undefined || !NONCE_PATTERN.test(answer)) {
+    throw new RecipientKeyError(
+      "invalid_challenge",
+      "challengeAnswer is required: the nonce from the opened challenge envelope",
+    );
+  }
+  const issuedAtMs = Number(Buffer.from(answer, "base64").readBigUInt64BE(0));
+  // A forged issuedAt beyond 2^53 could not have been minted here: no MAC to check.
+  const expected = Number.isSafeInteger(issuedAtMs)
+    ? challengeNonce(partnerId, publicKeyRawB64, issuedAtMs)
+    : "";
+  if (!timingSafeEqualString(expected, answer)) {
+    throw new RecipientKeyError(
+      "invalid_challenge",
+      "challengeAnswer does not answer a challenge for this partner and public key",
+    );
+  }
+  const age = now.getTime() - issuedAtMs;
+  if (age > RECIPIENT_KEY_CHALLENGE_TTL_MS || age < -CLOCK_SKEW_MS) {
+    throw new RecipientKeyError(
+      "invalid_challenge",
+      "the challenge has expired: ask for a new one and answer it within 10 minutes",
+    );
+  }
+}
+
+const challengeBodySchema = z.looseObject({ publicKey: z.string().optional() });
+const installBodySchema = z.looseObject({
+  publicKey: z.string().optional(),
+  challengeAnswer: z.string().optional(),
+});
+
+async function parseJsonBody<T>(request: Request, schema: z.ZodType<T>): Promise<T> {
+  let json: unknown;
+  try {
+    json = JSON.parse(await request.text());
+  } catch {
+    throw new RecipientKeyError("invalid_request", "the body must be JSON");
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    throw new RecipientKeyError(
+      "invalid_request",
+      "the body must be a JSON object with string fields",
+    );
+  }
+  return parsed.data;
+}
+
+/** Owner session, then the rule; a RecipientKeyError becomes its refusal. */
+async function asOwner(
+  request: Request,
+  operation: (partnerId: string) => Promise<Response>,
+): Promise<Response> {
+  const owner = await authenticateOwner(request, { mutation: true });
+  if (owner instanceof Response) return owner;
+  try {
+    return await operation(owner.partnerId);
+  } catch (error) {
+    if (error instanceof RecipientKeyError) return refusal(error);
+    throw error;
+  }
+}
+
+/** POST /api/partners/mine/recipient-key/challenge: `{publicKey}` → `{fingerprint, envelope, issuedAt, expiresAt}`. */
+export function handleRecipientKeyChallenge(
+  request: Request,
+  { now = () => new Date() }: Clock = {},
+): Promise<Response> {
+  return asOwner(request, async (partnerId) => {
+    const body = await parseJsonBody(request, challengeBodySchema);
+    const publicKey = parsePublicKey(body.publicKey);
+    const issuedAt = now();
+    const nonce = challengeNonce(partnerId, publicKey, issuedAt.getTime());
+    return jsonResponse(
+      {
+        fingerprint: recipientKeyFingerprint(publicKey),
+        envelope: sealJson(publicKey, { nonce }),
+        issuedAt: issuedAt.toISOString(),
+        expiresAt: new Date(issuedAt.getTime() + RECIPIENT_KEY_CHALLENGE_TTL_MS).toISOString(),
+      },
+      { headers: NO_STORE },
+    );
+  });
+}
+
+const installedResponse = (fingerprint: string, installedAt: Date) =>
+  jsonResponse({ fingerprint, installedAt: installedAt.toISOString() }, { headers: NO_STORE });
+
+/**
+ * PUT /api/partners/mine/recipient-key: `{publicKey, challengeAnswer}` →
+ * `{fingerprint, installedAt}`. Only the partner row changes: tenants already
+ * created keep the sealing key they were created with (their data stays
+ * readable by whoever could read it), and new tenants seal to this key.
+ */
+export function handleInstallRecipientKey(
+  request: Request,
+  { now = () => new Date() }: Clock = {},
+): Promise<Response> {
+  return asOwner(request, async (partnerId) => {
+    const body = await parseJsonBody(request, installBodySchema);
+    const publicKey = parsePublicKey(body.publicKey);
+    const at = now();
+    assertChallengeAnswer(partnerId, publicKey, body.challengeAnswer, at);
+    const partner = await db().partner.findUnique({
+      where: { id: partnerId },
+      select: {
+        recipientPublicKey: true,
+        recipientKeyFingerprint: true,
+        recipientKeyInstalledAt: true,
+      },
+    });
+    if (!partner) throw new RecipientKeyError("not_found", "no such partner");
+    const fingerprint = recipientKeyFingerprint(publicKey);
+    // A replayed answer for the key already installed changes nothing.
+    if (partner.recipientPublicKey === publicKey && partner.recipientKeyInstalledAt) {
+      return installedResponse(fingerprint, partner.recipientKeyInstalledAt);
+    }
+    await db().partner.update({
+      where: { id: partnerId },
+      data: {
+        recipientPublicKey: publicKey,
+        recipientKeyFingerprint: fingerprint,
+        recipientKeyInstalledAt: at,
+      },
+    });
+    log.info("partner.recipient_key_installed", {
+      partner_id: partnerId,
+      fingerprint,
+      replaced_fingerprint: partner.recipientKeyFingerprint,
+    });
+    return installedResponse(fingerprint, at);
+  });
+}
