@@ -1,0 +1,229 @@
+import { readFile } from "node:fs/promises";
+import { expect, test } from "@playwright/test";
+import { generateKeyPair, openJson } from "../lib/crypto/envelope";
+import { db } from "../lib/db/client";
+import { createClient } from "../lib/partners/clients";
+import { createPartner } from "../lib/partners/partners";
+import { connectJourneyDatabase } from "./support/database";
+import {
+  authorizePath,
+  connectSandboxBank,
+  exchangeCode,
+  newPkce,
+  signInByLink,
+  uniqueEmail,
+} from "./support/journey";
+import { partnerAppForSpec } from "./support/partner-app";
+
+test.describe.configure({ timeout: 120_000 });
+
+const partnerApp = partnerAppForSpec();
+
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+  "base64",
+);
+
+async function ownedPartner(options: { withKey?: boolean } = {}) {
+  connectJourneyDatabase();
+  const ownerEmail = uniqueEmail("owner");
+  const partner = await createPartner({ name: "Plain Partner", ownerEmail });
+  await db().partner.update({
+    where: { id: partner.id },
+    data: {
+      registeredDomain: "acme.example",
+      ...(options.withKey === false
+        ? {}
+        : {
+            recipientPublicKey: generateKeyPair().publicKeyRawB64,
+            recipientKeyInstalledAt: new Date(),
+          }),
+    },
+  });
+  const { client } = await createClient({
+    partnerId: partner.id,
+    redirectUris: [partnerApp().redirectUri],
+  });
+  const journeyClient = {
+    clientId: client.id,
+    clientSecret: "",
+    redirectUri: partnerApp().redirectUri,
+    partnerId: partner.id,
+    recipientKey: null,
+  };
+  return { ownerEmail, journeyClient };
+}
+
+test("an owner edits every branding field, uploads a logo, and the consent screen shows it", async ({
+  page,
+  browser,
+}) => {
+  const { ownerEmail, journeyClient } = await ownedPartner();
+  await page.goto("/dashboard");
+  await signInByLink(page, ownerEmail);
+  await expect(page).toHaveURL(/\/dashboard$/);
+
+  // Refusals, each next to its field.
+  await page.locator("#displayName").fill("x".repeat(81));
+  await page.locator("#supportUrl").fill("http://acme.example/help");
+  await page.locator("#termsUrl").fill("https://user:pw@acme.example/terms");
+  await page.locator("#privacyUrl").fill("https://other.example/privacy");
+  await page.locator("#accentColor").fill("green");
+  await page.locator("#purpose").fill("p".repeat(281));
+  await page.getByRole("button", { name: "Save branding" }).click();
+  await expect(page.locator("#displayName-problem")).toHaveText(
+    "displayName must be at most 80 characters",
+  );
+  await expect(page.locator("#supportUrl-problem")).toHaveText(
+    "supportUrl must be an https:// URL",
+  );
+  await expect(page.locator("#termsUrl-problem")).toHaveText(
+    "termsUrl must not contain credentials",
+  );
+  await expect(page.locator("#privacyUrl-problem")).toHaveText(
+    "privacyUrl must be under the registered domain acme.example",
+  );
+  await expect(page.locator("#accentColor-problem")).toHaveText(
+    "accentColor must be a colour as #rrggbb",
+  );
+  await expect(page.locator("#purpose-problem")).toHaveText(
+    "purpose must be at most 280 characters",
+  );
+
+  // A GIF is refused; a PNG becomes the logo.
+  await page.locator("#logoFile").setInputFiles({
+    name: "logo.gif",
+    mimeType: "image/gif",
+    buffer: Buffer.from("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7", "base64"),
+  });
+  await expect(page.locator("#logo-problem")).toContainText("PNG, JPEG or WebP");
+  await page
+    .locator("#logoFile")
+    .setInputFiles({ name: "logo.png", mimeType: "image/png", buffer: PNG });
+  await expect(page.locator("#logoUrl")).toHaveValue(/^\/logos\/[0-9a-f]{64}\.png$/);
+
+  // Every field, valid this time; the preview follows as it is typed.
+  await page.locator("#displayName").fill("Acme Budget Pro");
+  await page.locator("#supportUrl").fill("https://acme.example/help");
+  await page.locator("#termsUrl").fill("https://acme.example/terms");
+  await page.locator("#privacyUrl").fill("https://www.acme.example/privacy");
+  await page.locator("#accentColor").fill("#0a7d3b");
+  await page.locator("#purpose").fill("We build your budget from your transactions.");
+  await page.locator("#defaultLanguage").selectOption("en");
+  const preview = page.getByTestId("preview");
+  await expect(preview).toContainText("Acme Budget Pro");
+  await expect(preview).toContainText("We build your budget from your transactions.");
+  await expect(preview.locator("img.flow-logo")).toBeVisible();
+  await page.getByRole("button", { name: "Save branding" }).click();
+  await expect(page.getByText("Saved.", { exact: true })).toBeVisible();
+
+  // A user's flow through this partner shows the new branding on the consent screen.
+  const context = await browser.newContext();
+  const user = await context.newPage();
+  await user.goto(authorizePath(journeyClient, newPkce().challenge));
+  await signInByLink(user, uniqueEmail());
+  await expect(user).toHaveURL(/\/consent$/);
+  await expect(user.locator(".flow-partner")).toHaveText("Acme Budget Pro");
+  await expect(user.locator("main")).toContainText("We build your budget from your transactions.");
+  await expect(user.locator("img.flow-logo")).toHaveAttribute(
+    "src",
+    /^\/logos\/[0-9a-f]{64}\.png$/,
+  );
+  await expect(user.getByRole("link", { name: "Terms" })).toHaveAttribute(
+    "href",
+    "https://acme.example/terms",
+  );
+  const accent = await user
+    .locator('form[action="/consent/approve"] button[type="submit"]')
+    .evaluate((button) => getComputedStyle(button).backgroundColor);
+  expect(accent).toBe("rgb(10, 125, 59)");
+  await context.close();
+});
+
+test("the dashboard asks for sign-in and API keys get 403 on the partner API", async ({
+  page,
+  request,
+}) => {
+  await page.goto("/dashboard");
+  await expect(page).toHaveURL(/\/login\?returnUrl=%2Fdashboard/);
+  const response = await request.get("/api/partner/me", { headers: { "X-Api-Key": "ebk_nope" } });
+  expect(response.status()).toBe(401);
+});
+
+test("an owner creates a client, rotates its secret and installs a decryption key made in the browser", async ({
+  page,
+  browser,
+}) => {
+  const { ownerEmail } = await ownedPartner({ withKey: false });
+  await page.goto("/dashboard");
+  await signInByLink(page, ownerEmail);
+  await expect(page).toHaveURL(/\/dashboard$/);
+
+  // A client: its secret is shown once.
+  await page.locator("#new-name").fill("Budget web");
+  await page.locator("#new-redirectUris").fill("http://example.com/callback");
+  await page.getByRole("button", { name: "Create client" }).click();
+  await expect(page.locator('form[aria-labelledby="new-client-title"] .alert')).toContainText(
+    "http:// is only allowed for loopback hosts",
+  );
+  await page.locator("#new-redirectUris").fill(partnerApp().redirectUri);
+  await page.getByRole("button", { name: "Create client" }).click();
+  const secret = page.getByTestId("client-secret");
+  await expect(secret).toHaveText(/^obs_/);
+  const first = await secret.innerText();
+  const clientId = await page.getByRole("form", { name: "Budget web" }).locator("code").innerText();
+  await page.getByRole("button", { name: "I have stored it" }).click();
+  await expect(secret).toHaveCount(0);
+
+  // Rotation: a new secret, the previous one's expiry shown.
+  await page
+    .getByRole("form", { name: "Budget web" })
+    .getByRole("button", { name: "Rotate secret" })
+    .click();
+  await expect(secret).toHaveText(/^obs_/);
+  const rotated = await secret.innerText();
+  expect(rotated).not.toBe(first);
+  await expect(page.getByText(/The previous secret works until/).first()).toBeVisible();
+
+  // The decryption key: generated here, the key file downloaded, installed through the challenge.
+  const download = page.waitForEvent("download");
+  await page.getByRole("button", { name: "Generate a key in this browser" }).click();
+  const keyFile = JSON.parse(await readFile(await (await download).path(), "utf8")) as {
+    fingerprint: string;
+    encryptionKey: { privateKey: string; publicKey: string };
+  };
+  await expect(page.getByText(`Installed key: ${keyFile.fingerprint}.`)).toBeVisible();
+  connectJourneyDatabase();
+  const partner = await db().partner.findFirstOrThrow({
+    where: { owners: { some: { user: { email: ownerEmail } } } },
+  });
+  expect(partner.recipientPublicKey).toBe(keyFile.encryptionKey.publicKey);
+  expect(partner.recipientKeyFingerprint).toBe(keyFile.fingerprint);
+
+  // A flow started now relays empty key fields, and the data opens with the key file.
+  const client = {
+    clientId,
+    clientSecret: rotated,
+    redirectUri: partnerApp().redirectUri,
+    partnerId: partner.id,
+    recipientKey: null,
+  };
+  const context = await browser.newContext();
+  const user = await context.newPage();
+  const { verifier, challenge } = newPkce();
+  const relay = partnerApp().nextRelay();
+  await user.goto(authorizePath(client, challenge));
+  await signInByLink(user, uniqueEmail());
+  await user.locator('form[action="/consent/approve"] button[type="submit"]').click();
+  await connectSandboxBank(user);
+  const values = Object.fromEntries(await relay);
+  expect(values).toMatchObject({ privateKey: "", publicKey: "" });
+  const token = await exchangeCode(client, values.code ?? "", verifier);
+  const accounts = await db().account.findMany({ where: { tenant: { subject: token.user } } });
+  expect(accounts.length).toBeGreaterThan(0);
+  for (const account of accounts) {
+    const opened = openJson<{ iban: string }>(keyFile.encryptionKey.privateKey, account.enc ?? "");
+    expect(opened.iban).toMatch(/^[A-Z]{2}\d{2}/);
+  }
+  await context.close();
+});
