@@ -14,15 +14,11 @@ import {
   uniqueEmail,
 } from "./support/journey";
 import { partnerAppForSpec } from "./support/partner-app";
+import { PNG } from "../test/images";
 
 test.describe.configure({ timeout: 120_000 });
 
 const partnerApp = partnerAppForSpec();
-
-const PNG = Buffer.from(
-  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
-  "base64",
-);
 
 async function ownedPartner(options: { withKey?: boolean } = {}) {
   connectJourneyDatabase();
@@ -90,7 +86,23 @@ test("an owner edits every branding field, uploads a logo, and the consent scree
     "purpose must be at most 280 characters",
   );
 
-  // A GIF is refused; a PNG becomes the logo.
+  await page.locator("#privacyUrl").fill("https://acme.example/privacy#top");
+  await page.locator("#purpose").fill("two\nlines");
+  await page.getByRole("button", { name: "Save branding" }).click();
+  await expect(page.locator("#privacyUrl-problem")).toHaveText(
+    "privacyUrl must not contain a fragment (#…)",
+  );
+  await expect(page.locator("#purpose-problem")).toHaveText("purpose must be one line");
+
+  // A GIF and an SVG are refused; a PNG becomes the logo.
+  await page.locator("#logoFile").setInputFiles({
+    name: "logo.svg",
+    mimeType: "image/svg+xml",
+    buffer: Buffer.from(
+      '<svg xmlns="http://www.w3.org/2000/svg"><rect width="1" height="1"/></svg>',
+    ),
+  });
+  await expect(page.locator("#logo-problem")).toContainText("PNG, JPEG or WebP");
   await page.locator("#logoFile").setInputFiles({
     name: "logo.gif",
     mimeType: "image/gif",

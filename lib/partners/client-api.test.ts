@@ -11,7 +11,6 @@ import {
   tokenRequest,
   type TestClient,
 } from "../../test/oauth-fixtures";
-import { findSessionUser } from "../auth/sessions";
 import { db } from "../db/client";
 import { authenticateApiKeyRequest } from "../keys/api-key-auth";
 import { hashClientSecret, PREVIOUS_SECRET_GRACE_MS } from "../keys/client-credentials";
@@ -24,39 +23,17 @@ import {
   handleRotateClientSecret,
   handleUpdateClient,
 } from "./client-api";
-import { sessionCsrfToken } from "./owner-session";
 import { REDIRECT_URI_RULES } from "./redirect-uris";
+import { ownerOf, type TestOwner } from "../../test/partner-owners";
 
-interface Owner {
-  cookie: string;
-  csrf: string;
-  clients: TestClient[];
-}
-
-/** A signed-in owner of `count` partners, each with one client. */
-async function ownerOf(count = 1): Promise<Owner> {
-  const user = await createTestUser();
-  const clients = [];
-  for (let i = 0; i < count; i += 1) {
-    const client = await createTestClient();
-    await db().partnerOwner.create({
-      data: { partnerId: client.partnerId ?? "", userId: user.id },
-    });
-    clients.push(client);
-  }
-  const cookie = await signedInCookie(user.id);
-  const session = await findSessionUser(cookie.split("=")[1]);
-  return { cookie, clients, csrf: sessionCsrfToken({ sessionId: session?.sessionId ?? "" }) };
-}
-
-const firstClient = (owner: Owner): TestClient => {
+const firstClient = (owner: TestOwner): TestClient => {
   const client = owner.clients[0];
   if (!client) throw new Error("the owner has no client");
   return client;
 };
 
 function ownerRequest(
-  owner: Owner,
+  owner: TestOwner,
   method: string,
   path: string,
   body?: unknown,
@@ -75,22 +52,22 @@ function ownerRequest(
   });
 }
 
-const list = (owner: Owner, query = "") =>
+const list = (owner: TestOwner, query = "") =>
   handleListClients(ownerRequest(owner, "GET", `/api/partner/clients${query}`));
-const create = (owner: Owner, body: unknown, query = "") =>
+const create = (owner: TestOwner, body: unknown, query = "") =>
   handleCreateClient(ownerRequest(owner, "POST", `/api/partner/clients${query}`, body));
-const update = (owner: Owner, clientId: string, body: unknown, query = "") =>
+const update = (owner: TestOwner, clientId: string, body: unknown, query = "") =>
   handleUpdateClient(
     ownerRequest(owner, "PATCH", `/api/partner/clients/${clientId}${query}`, body),
     clientId,
   );
-const rotate = (owner: Owner, clientId: string, now?: Date) =>
+const rotate = (owner: TestOwner, clientId: string, now?: Date) =>
   handleRotateClientSecret(
     ownerRequest(owner, "POST", `/api/partner/clients/${clientId}/rotate-secret`),
     clientId,
     now,
   );
-const remove = (owner: Owner, clientId: string) =>
+const remove = (owner: TestOwner, clientId: string) =>
   handleDeleteClient(ownerRequest(owner, "DELETE", `/api/partner/clients/${clientId}`), clientId);
 
 interface ClientWire {
@@ -101,7 +78,7 @@ interface ClientWire {
   previousSecretExpiresAt: string | null;
 }
 
-async function listed(owner: Owner): Promise<ClientWire[]> {
+async function listed(owner: TestOwner): Promise<ClientWire[]> {
   const response = await list(owner);
   expect(response.status).toBe(200);
   return (await response.json()) as ClientWire[];
@@ -344,7 +321,7 @@ describe("PATCH /api/partner/clients/{clientId}", () => {
 });
 
 describe("POST /api/partner/clients/{clientId}/rotate-secret (SPEC 5.2)", () => {
-  async function rotated(owner: Owner, client: TestClient, now?: Date) {
+  async function rotated(owner: TestOwner, client: TestClient, now?: Date) {
     const response = await rotate(owner, client.clientId, now);
     expect(response.status).toBe(200);
     const body = (await response.json()) as {
@@ -492,7 +469,7 @@ describe("CSRF (owner-session mutations)", () => {
     const owner = await ownerOf();
     const client = firstClient(owner);
     const forged = { ...owner, csrf: "" };
-    const attempts = (who: Owner, headers: Record<string, string> = {}) => [
+    const attempts = (who: TestOwner, headers: Record<string, string> = {}) => [
       handleCreateClient(
         ownerRequest(
           who,

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { db } from "../db/client";
-import { findSessionUser } from "../auth/sessions";
 import {
   createTestClient,
   createTestUser,
@@ -8,7 +7,6 @@ import {
   mintApiKey,
   signedInCookie,
 } from "../../test/oauth-fixtures";
-import { sessionCsrfToken } from "./owner-session";
 import { handleLogoRequest } from "./logos";
 import {
   handleClientBranding,
@@ -16,21 +14,8 @@ import {
   handlePartnerMe,
   handlePutBranding,
 } from "./partner-api";
-
-async function ownerOf(count = 1) {
-  const user = await createTestUser();
-  const clients = [];
-  for (let i = 0; i < count; i += 1) {
-    const client = await createTestClient();
-    await db().partnerOwner.create({
-      data: { partnerId: client.partnerId ?? "", userId: user.id },
-    });
-    clients.push(client);
-  }
-  const cookie = await signedInCookie(user.id);
-  const session = await findSessionUser(cookie.split("=")[1]);
-  return { user, clients, cookie, csrf: sessionCsrfToken({ sessionId: session?.sessionId ?? "" }) };
-}
+import { ownerOf } from "../../test/partner-owners";
+import { PNG } from "../../test/images";
 
 const me = (cookie: string, query = "") =>
   handlePartnerMe(new Request(`${ISSUER}/api/partner/me${query}`, { headers: { Cookie: cookie } }));
@@ -179,10 +164,6 @@ describe("GET /api/connect/clients/{client_id}/branding", () => {
 });
 
 describe("POST /api/partner/logo", () => {
-  const PNG = Buffer.from(
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
-    "base64",
-  );
   const upload = (owner: { cookie: string; csrf: string }, body: Buffer, type = "image/png") =>
     handleLogoUpload(
       new Request(`${ISSUER}/api/partner/logo`, {

@@ -23,25 +23,10 @@ import {
   RECIPIENT_KEY_CHALLENGE_TTL_MS,
   type Clock,
 } from "./recipient-key";
-
-interface Owner {
-  cookie: string;
-  csrf: string;
-  partnerId: string;
-}
-
-async function ownerOf(): Promise<Owner> {
-  const user = await createTestUser();
-  const client = await createTestClient();
-  const partnerId = client.partnerId ?? "";
-  await db().partnerOwner.create({ data: { partnerId, userId: user.id } });
-  const cookie = await signedInCookie(user.id);
-  const session = await findSessionUser(cookie.split("=")[1]);
-  return { cookie, csrf: sessionCsrfToken({ sessionId: session?.sessionId ?? "" }), partnerId };
-}
+import { ownerOf, type TestOwner } from "../../test/partner-owners";
 
 function ownerRequest(
-  owner: Pick<Owner, "cookie" | "csrf">,
+  owner: Pick<TestOwner, "cookie" | "csrf">,
   method: string,
   path: string,
   body: unknown,
@@ -63,11 +48,19 @@ function ownerRequest(
 const CHALLENGE_PATH = "/api/partners/mine/recipient-key/challenge";
 const INSTALL_PATH = "/api/partners/mine/recipient-key";
 
-const challenge = (owner: Owner, body: unknown, clock?: Clock, headers?: Record<string, string>) =>
-  handleRecipientKeyChallenge(ownerRequest(owner, "POST", CHALLENGE_PATH, body, headers), clock);
+const challenge = (
+  owner: Pick<TestOwner, "cookie" | "csrf">,
+  body: unknown,
+  clock?: Clock,
+  headers?: Record<string, string>,
+) => handleRecipientKeyChallenge(ownerRequest(owner, "POST", CHALLENGE_PATH, body, headers), clock);
 
-const install = (owner: Owner, body: unknown, clock?: Clock, headers?: Record<string, string>) =>
-  handleInstallRecipientKey(ownerRequest(owner, "PUT", INSTALL_PATH, body, headers), clock);
+const install = (
+  owner: Pick<TestOwner, "cookie" | "csrf">,
+  body: unknown,
+  clock?: Clock,
+  headers?: Record<string, string>,
+) => handleInstallRecipientKey(ownerRequest(owner, "PUT", INSTALL_PATH, body, headers), clock);
 
 interface ChallengeWire {
   fingerprint: string;
@@ -78,7 +71,7 @@ interface ChallengeWire {
 
 /** What the partner page does: ask for a challenge and open it with the private half. */
 async function answerChallenge(
-  owner: Owner,
+  owner: Pick<TestOwner, "cookie" | "csrf">,
   keys: { privateKeyPkcs8B64: string; publicKeyRawB64: string },
   clock?: Clock,
 ) {

@@ -2,18 +2,10 @@
 
 import { useTranslations } from "next-intl";
 import { useEffect, useRef, useState, type FormEvent } from "react";
+import type { BrandingRecord } from "@/lib/partners/branding-record";
 import { readableTextOn } from "@/lib/partners/contrast";
 
-type Branding = {
-  displayName: string | null;
-  logoUrl: string | null;
-  accentColor: string | null;
-  supportUrl: string | null;
-  termsUrl: string | null;
-  privacyUrl: string | null;
-  purpose: string | null;
-  defaultLanguage: string | null;
-};
+type Branding = BrandingRecord;
 type Field = keyof Branding;
 type Violation = { field: string; message: string };
 
