@@ -1,7 +1,8 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { syncAccount, SYNC_FAILURE_STATUS, type SyncOutcome } from "../banking/sync";
 import type { ApiKeyPrincipal } from "../keys/api-keys";
 import { apiJson } from "./data";
+import { BulkSyncRequest, SyncRequest } from "./schemas";
 import { psuHeadersOf } from "./psu-headers";
 
 /**
@@ -10,17 +11,7 @@ import { psuHeadersOf } from "./psu-headers";
  * reason's status and an integer Retry-After where the upstream gave one.
  */
 
-/** The most accounts one bulk sync may name. */
-export const MAX_BULK_ITEMS = 100;
 const MAX_BODY_BYTES = 64 * 1024;
-
-const uidSchema = z.string().min(1).max(2048);
-const singleSchema = z.object({ uid: uidSchema });
-const bulkSchema = z.object({
-  items: z
-    .array(z.object({ accountId: z.string().min(1).max(100), uid: uidSchema }))
-    .max(MAX_BULK_ITEMS),
-});
 
 const problem = (status: number, reason: string, detail?: string) =>
   apiJson({ status, reason, ...(detail ? { detail } : {}) }, status);
@@ -60,7 +51,7 @@ export async function handleAccountSync(
   request: Request,
   accountId: string,
 ): Promise<Response> {
-  const body = await readJson(request, singleSchema);
+  const body = await readJson(request, SyncRequest);
   if (body instanceof Response) return body;
   const outcome = await syncAccount({
     tenantId: principal.tenantId,
@@ -74,7 +65,7 @@ export async function handleAccountSync(
 }
 
 export async function handleBulkSync(principal: ApiKeyPrincipal, request: Request) {
-  const body = await readJson(request, bulkSchema);
+  const body = await readJson(request, BulkSyncRequest);
   if (body instanceof Response) return body;
   const psuHeaders = psuHeadersOf(request, principal);
   let accounts = 0;

@@ -1,4 +1,6 @@
+import type { z } from "zod";
 import type { Account, Balance, Connection, Transaction } from "../db/generated/client";
+import type { AccountWire, BalanceWire, ConnectionWire, TransactionWire } from "./schemas";
 
 /**
  * The data API's JSON shapes (CONTRACT §7.1–7.3): plaintext metadata as it
@@ -6,7 +8,7 @@ import type { Account, Balance, Connection, Transaction } from "../db/generated/
  * plaintext bank data is ever part of a response.
  */
 
-export function toBalanceWire(balance: Balance) {
+export function toBalanceWire(balance: Balance): z.infer<typeof BalanceWire> {
   return {
     type: balance.balanceType,
     currency: balance.currency,
@@ -20,7 +22,7 @@ export function toAccountWire(
     balances: Balance[];
     connection: Pick<Connection, "aspspName" | "aspspCountry">;
   },
-) {
+): z.infer<typeof AccountWire> {
   return {
     id: account.id,
     aspspName: account.connection.aspspName,
@@ -36,7 +38,7 @@ export function toAccountWire(
   };
 }
 
-export function toTransactionWire(transaction: Transaction) {
+export function toTransactionWire(transaction: Transaction): z.infer<typeof TransactionWire> {
   return {
     id: transaction.id,
     currency: transaction.currency,
@@ -54,7 +56,7 @@ export function toTransactionWire(transaction: Transaction) {
 export function toConnectionWire(
   connection: Connection & { accounts: Pick<Account, "id">[] },
   now: Date,
-) {
+): z.infer<typeof ConnectionWire> {
   return {
     sessionId: connection.id,
     aspspName: connection.aspspName,

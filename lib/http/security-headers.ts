@@ -10,7 +10,14 @@ export function createNonce(): string {
   return btoa(String.fromCharCode(...bytes));
 }
 
-const ROUTE_HANDLER_PREFIXES = ["/api/", "/oauth/", "/.well-known/", "/healthz", "/logos/"];
+const ROUTE_HANDLER_PREFIXES = [
+  "/api/",
+  "/oauth/",
+  "/.well-known/",
+  "/healthz",
+  "/logos/",
+  "/openapi.json",
+];
 /** The hosted flow's form endpoints: they answer with redirects or the relay page. */
 const FLOW_ROUTE_HANDLERS = new Set([
   "/login/request",

@@ -1,0 +1,76 @@
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { describe, expect, it } from "vitest";
+import { outsideScope } from "./route";
+import { openApiDocument } from "./openapi";
+
+const APP = path.join(__dirname, "..", "..", "app");
+const PUBLIC = /^\/(api|oauth|\.well-known|healthz|logos|openapi\.json)(\/|$)/;
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+
+/** Every route.ts of a public path, as its OpenAPI path, with its real operations. */
+async function publicOperations() {
+  const files = readdirSync(APP, { recursive: true, encoding: "utf8" }).filter(
+    (file) => path.basename(file) === "route.ts",
+  );
+  const operations: [string, string][] = [];
+  for (const file of files) {
+    const segments = path
+      .dirname(file)
+      .split(path.sep)
+      .filter((segment) => !/^\(.*\)$/.test(segment));
+    const route = `/${segments.join("/")}`;
+    // The catch-all only refuses (SPEC 5.5); the document itself is not an operation to list.
+    if (!PUBLIC.test(route) || route.includes("[...") || route === "/openapi.json") continue;
+    const routeModule = (await import(path.join(APP, file))) as Record<string, unknown>;
+    const openApiPath = route.replace(/\[(\w+)\]/g, "{$1}");
+    for (const method of METHODS) {
+      const handler = routeModule[method];
+      if (typeof handler === "function" && handler !== outsideScope) {
+        operations.push([openApiPath, method.toLowerCase()]);
+      }
+    }
+  }
+  return operations;
+}
+
+describe("/openapi.json", () => {
+  it("is a valid OpenAPI 3.1 document", async () => {
+    const result = await new Validator().validate(openApiDocument());
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it("covers every public operation the app serves, and nothing it does not", async () => {
+    const document = openApiDocument() as { paths: Record<string, Record<string, unknown>> };
+    const served = await publicOperations();
+    expect(served.length).toBeGreaterThan(20);
+    const documented = Object.entries(document.paths).flatMap(([route, item]) =>
+      Object.keys(item).map((method) => [route, method] as [string, string]),
+    );
+    const key = ([route, method]: [string, string]) => `${method.toUpperCase()} ${route}`;
+    expect(served.map(key).filter((op) => !documented.map(key).includes(op))).toEqual([]);
+    expect(documented.map(key).filter((op) => !served.map(key).includes(op))).toEqual([]);
+  });
+
+  it("describes the data API with the schemas its handlers use", () => {
+    const document = openApiDocument() as {
+      components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
+    };
+    expect(Object.keys(document.components.schemas.Account?.properties ?? {})).toEqual([
+      "id",
+      "aspspName",
+      "aspspCountry",
+      "currency",
+      "accountType",
+      "bic",
+      "needsReconnect",
+      "balances",
+      "enc",
+      "displayNameEnc",
+      "uidEnc",
+    ]);
+    expect(document.components.schemas.SyncRequest?.properties).toHaveProperty("uid");
+  });
+});

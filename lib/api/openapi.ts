@@ -1,0 +1,387 @@
+import { z } from "zod";
+import { getEnv } from "../env";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./data";
+import "./schemas";
+
+/**
+ * GET /openapi.json: OpenAPI 3.1 for every public endpoint. The data API's
+ * schemas come from lib/api/schemas.ts (the ones its handlers parse with and
+ * its wire mappers are typed by); the rest are described here.
+ */
+
+const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+const json = (schema: object, description = "OK") => ({
+  description,
+  content: { "application/json": { schema } },
+});
+const error = (description: string) => json(ref("Error"), description);
+const problem = (description: string) => json(ref("SyncProblem"), description);
+const noBody = (description: string) => ({ description });
+
+const apiKey = [{ apiKey: [] }, { bearer: [] }];
+const ownerSession = [{ ownerSession: [] }];
+const clientAuth = [{ basic: [] }, {}];
+const pathId = (name: string, description: string) => ({
+  name,
+  in: "path",
+  required: true,
+  schema: { type: "string" },
+  description,
+});
+const query = (name: string, schema: object, description: string, required = false) => ({
+  name,
+  in: "query",
+  required,
+  schema,
+  description,
+});
+const form = (properties: Record<string, object>, required: string[]) => ({
+  required: true,
+  content: {
+    "application/x-www-form-urlencoded": { schema: { type: "object", properties, required } },
+  },
+});
+const str = { type: "string" };
+const keyRefusals = {
+  "401": error("Missing, revoked or expired API key"),
+  "429": noBody("Rate limited (no body; Retry-After)"),
+};
+
+function paths() {
+  return {
+    "/.well-known/oauth-authorization-server": {
+      get: {
+        summary: "Authorization server metadata (RFC 8414)",
+        responses: { "200": json({ type: "object" }) },
+      },
+    },
+    "/oauth/authorize": {
+      get: {
+        summary: "Start the hosted flow (authorization code + PKCE S256, form_post)",
+        parameters: [
+          query("response_type", { const: "code" }, "code", true),
+          query("client_id", str, "obc_… client id", true),
+          query("redirect_uri", str, "An exact registered redirect URI", true),
+          query("scope", { const: "accounts.read" }, "accounts.read"),
+          query("state", str, "Returned in the relay"),
+          query("code_challenge", str, "BASE64URL(SHA-256(verifier))", true),
+          query("code_challenge_method", { const: "S256" }, "S256", true),
+          query("response_mode", { const: "form_post" }, "form_post"),
+          query("login_hint", str, "Prefills the email"),
+          query("challenge", { const: "pin_code" }, "Ask for the emailed code"),
+          query("ui_locales", str, "e.g. da-DK en"),
+          query("renew_connection", str, "A connection (sessionId) to renew"),
+        ],
+        responses: {
+          "303": noBody("To the flow's next screen"),
+          "200": noBody("An error relay page form-posting to the redirect URI"),
+          "400": error("Unknown client or unregistered redirect URI"),
+        },
+      },
+    },
+    "/oauth/token": {
+      post: {
+        summary: "Exchange the code for an API key",
+        security: clientAuth,
+        requestBody: form(
+          {
+            grant_type: { const: "authorization_code" },
+            code: str,
+            code_verifier: str,
+            redirect_uri: str,
+            client_id: str,
+            client_secret: str,
+          },
+          ["grant_type", "code", "code_verifier"],
+        ),
+        responses: {
+          "200": json({
+            type: "object",
+            properties: {
+              access_token: str,
+              token_type: { const: "Bearer" },
+              expires_in: { type: "integer" },
+              scope: str,
+              user: str,
+            },
+          }),
+          "400": error("invalid_request, unsupported_grant_type or invalid_grant"),
+          "401": error("invalid_client"),
+        },
+      },
+    },
+    "/oauth/revoke": {
+      post: {
+        summary: "Revoke an API key (RFC 7009)",
+        security: clientAuth,
+        requestBody: form({ token: str, token_type_hint: str }, ["token"]),
+        responses: {
+          "200": noBody("Revoked, or nothing to revoke"),
+          "401": error("invalid_client"),
+        },
+      },
+    },
+    "/oauth/userinfo": {
+      get: {
+        summary: "Who an API key reads for",
+        security: apiKey,
+        responses: { "200": json({ type: "object" }), ...keyRefusals },
+      },
+    },
+    "/oauth/cancel": {
+      post: {
+        summary: "Back to the partner: the access_denied relay (browser flow, CSRF-checked)",
+        requestBody: form({ csrf: str }, ["csrf"]),
+        responses: { "200": noBody("The relay page"), "403": noBody("No flow or bad CSRF token") },
+      },
+    },
+    "/api/accounts": {
+      get: {
+        summary: "The user's accounts with sealed details and balances",
+        security: apiKey,
+        responses: { "200": json({ type: "array", items: ref("Account") }), ...keyRefusals },
+      },
+    },
+    "/api/accounts/{id}/transactions": {
+      get: {
+        summary: "A page of an account's statement, newest first",
+        security: apiKey,
+        parameters: [
+          pathId("id", "Account id"),
+          query("from", { type: "string", format: "date" }, "Earliest booking date"),
+          query("to", { type: "string", format: "date" }, "Latest booking date"),
+          query(
+            "limit",
+            { type: "integer", minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
+            "Page size",
+          ),
+          query("offset", { type: "integer", minimum: 0, default: 0 }, "Rows to skip"),
+        ],
+        responses: {
+          "200": json(ref("TransactionPage")),
+          "400": error("A bad or repeated parameter, named"),
+          "404": error("No such account for this key"),
+          ...keyRefusals,
+        },
+      },
+    },
+    "/api/connections": {
+      get: {
+        summary: "The user's bank consents",
+        security: apiKey,
+        responses: { "200": json({ type: "array", items: ref("Connection") }), ...keyRefusals },
+      },
+    },
+    "/api/accounts/{id}/sync": {
+      post: {
+        summary: "Fetch what is new for one account",
+        security: apiKey,
+        parameters: [pathId("id", "Account id")],
+        requestBody: {
+          required: true,
+          content: { "application/json": { schema: ref("SyncRequest") } },
+        },
+        responses: {
+          "200": json(ref("SyncResult")),
+          "400": problem("invalid_request"),
+          "404": problem("not_found"),
+          "409": problem("reconnect_needed, consent_withdrawn, uid_outdated, psu_present_required"),
+          "429": problem("rate_limited (Retry-After), or the service's own limit without a body"),
+          "502": problem("bank_error"),
+          "503": problem("transient or partner_app_inactive"),
+          "401": error("Missing, revoked or expired API key"),
+        },
+      },
+    },
+    "/api/sync": {
+      post: {
+        summary: "Fetch what is new for several accounts",
+        security: apiKey,
+        requestBody: {
+          required: true,
+          content: { "application/json": { schema: ref("BulkSyncRequest") } },
+        },
+        responses: {
+          "200": json(ref("BulkSyncResult")),
+          "400": problem("invalid_request"),
+          ...keyRefusals,
+        },
+      },
+    },
+    ...partnerPaths(),
+    "/healthz": {
+      get: {
+        summary: "Liveness and database reachability",
+        responses: { "200": json({ type: "object" }), "503": json({ type: "object" }) },
+      },
+    },
+    "/logos/{file}": {
+      get: {
+        summary: "A partner logo by content hash",
+        parameters: [pathId("file", "<sha256>.png|jpg|webp")],
+        responses: {
+          "200": noBody("The image"),
+          "304": noBody("Not modified"),
+          "404": noBody("Unknown"),
+        },
+      },
+    },
+  };
+}
+
+function partnerPaths() {
+  const branding = { type: "object", description: "The branding record (SPEC 2.5)" };
+  const owner = (summary: string, responses: Record<string, object>, extra: object = {}) => ({
+    summary,
+    security: ownerSession,
+    ...extra,
+    responses: {
+      ...responses,
+      "401": error("Sign in"),
+      "403": error("Not an owner, CSRF, or an API key"),
+    },
+  });
+  const body = (schema: object) => ({
+    requestBody: { required: true, content: { "application/json": { schema } } },
+  });
+  const clientId = { parameters: [pathId("clientId", "obc_… client id")] };
+  const install = {
+    put: owner(
+      "Install the decryption key (CONTRACT §9)",
+      { "200": json({ type: "object" }), "400": error("invalid_challenge or invalid_public_key") },
+      body({
+        type: "object",
+        properties: { publicKey: str, challengeAnswer: str },
+        required: ["publicKey", "challengeAnswer"],
+      }),
+    ),
+  };
+  const challenge = {
+    post: owner(
+      "The possession challenge: an envelope sealed to the key",
+      { "200": json({ type: "object" }), "400": error("invalid_public_key") },
+      body({ type: "object", properties: { publicKey: str }, required: ["publicKey"] }),
+    ),
+  };
+  return {
+    "/api/partner/me": {
+      get: owner("The partner with its branding", { "200": json({ type: "object" }) }),
+    },
+    "/api/partner/branding": {
+      put: owner(
+        "Replace the branding record",
+        { "200": json({ type: "object" }), "400": error("Each violation named") },
+        body(branding),
+      ),
+    },
+    "/api/partner/logo": {
+      post: owner(
+        "Upload the logo (PNG, JPEG or WebP bytes)",
+        { "200": json({ type: "object" }), "400": error("Unsupported or too large") },
+        {
+          requestBody: {
+            required: true,
+            content: {
+              "application/octet-stream": {
+                schema: { type: "string", contentMediaType: "application/octet-stream" },
+              },
+            },
+          },
+        },
+      ),
+    },
+    "/api/connect/clients/{clientId}/branding": {
+      get: {
+        summary: "What the screens show of a client's partner (anonymous, cacheable)",
+        ...clientId,
+        responses: { "200": json({ type: "object" }), "404": error("Unknown client") },
+      },
+    },
+    "/api/partner/clients": {
+      get: owner("The partner's Connect clients", {
+        "200": json({ type: "array", items: { type: "object" } }),
+      }),
+      post: owner(
+        "Create a client; the secret is shown once",
+        { "201": json({ type: "object" }), "400": error("invalid_client_metadata") },
+        body({
+          type: "object",
+          properties: { name: str, redirectUris: { type: "array", items: str } },
+          required: ["name", "redirectUris"],
+        }),
+      ),
+    },
+    "/api/partner/clients/{clientId}": {
+      patch: owner(
+        "Rename or replace redirect URIs",
+        {
+          "200": json({ type: "object" }),
+          "400": error("invalid_client_metadata"),
+          "404": error("not_found"),
+        },
+        { ...clientId, ...body({ type: "object" }) },
+      ),
+      delete: owner(
+        "Delete the client; its keys stop working",
+        { "204": noBody("Deleted"), "404": error("not_found") },
+        clientId,
+      ),
+    },
+    "/api/partner/clients/{clientId}/rotate-secret": {
+      post: owner(
+        "A new secret; the previous one works 24 hours",
+        { "200": json({ type: "object" }), "404": error("not_found") },
+        clientId,
+      ),
+    },
+    "/api/partners/mine/recipient-key": install,
+    "/api/partners/mine/recipient-key/challenge": challenge,
+    "/api/partner/recipient-key": install,
+    "/api/partner/recipient-key/challenge": challenge,
+  };
+}
+
+function components() {
+  const { schemas } = z.toJSONSchema(z.globalRegistry, {
+    uri: (id) => `#/components/schemas/${id}`,
+  });
+  const cleaned = Object.fromEntries(
+    Object.entries(schemas).map(([id, schema]) => {
+      const { $schema: _schema, $id: _id, ...rest } = schema as Record<string, unknown>;
+      return [id, rest];
+    }),
+  );
+  return {
+    schemas: cleaned,
+    securitySchemes: {
+      apiKey: { type: "apiKey", in: "header", name: "X-Api-Key" },
+      bearer: { type: "http", scheme: "bearer", description: "The same ebk_ key" },
+      basic: {
+        type: "http",
+        scheme: "basic",
+        description: "client_id:client_secret, percent-encoded",
+      },
+      ownerSession: {
+        type: "apiKey",
+        in: "cookie",
+        name: "bc_session",
+        description: "The owner's browser session; changes also need X-CSRF-Token from this origin",
+      },
+    },
+  };
+}
+
+export function openApiDocument() {
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Bank Connect",
+      version: "1.0.0",
+      description:
+        "Partner authorization (OAuth 2.0 code + PKCE) and end-to-end sealed bank data. See /docs.",
+    },
+    servers: [{ url: getEnv().issuer }],
+    paths: paths(),
+    components: components(),
+  };
+}

@@ -1,0 +1,115 @@
+import { z } from "zod";
+
+/**
+ * The data API's wire shapes (CONTRACT §7) as zod schemas: the sync handlers
+ * parse their bodies with them, the wire mappers are typed by them, and
+ * /openapi.json is generated from them, so the document cannot drift from
+ * the code.
+ */
+
+const envelope = z
+  .string()
+  .describe(
+    "An envelope (CONTRACT §8): base64 of version ‖ ephemeral key ‖ nonce ‖ tag ‖ ciphertext",
+  );
+const isoDate = z.string().describe("YYYY-MM-DD");
+const isoDateTime = z.string().describe("ISO 8601 date-time, UTC");
+
+export const BalanceWire = z
+  .object({
+    type: z.string().describe("ISO 20022 balance type: ITBD booked, ITAV available, …"),
+    currency: z.string(),
+    referenceDate: isoDate.nullable(),
+    enc: envelope.describe("Opens to {amount, name}"),
+  })
+  .meta({ id: "Balance" });
+
+export const AccountWire = z
+  .object({
+    id: z.string().describe("UUID"),
+    aspspName: z.string(),
+    aspspCountry: z.string(),
+    currency: z.string(),
+    accountType: z.string().nullable(),
+    bic: z.string().nullable(),
+    needsReconnect: z.boolean(),
+    balances: z.array(BalanceWire),
+    enc: envelope.nullable().describe("Opens to {ownerName, iban, bban, accountName, product}"),
+    displayNameEnc: envelope.nullable().describe("Opens to {displayName}"),
+    uidEnc: envelope.nullable().describe("Opens to {uid}; posted back to sync"),
+  })
+  .meta({ id: "Account" });
+
+export const TransactionWire = z
+  .object({
+    id: z.string(),
+    currency: z.string(),
+    creditDebitIndicator: z.enum(["CRDT", "DBIT"]).or(z.string()),
+    status: z.string().nullable(),
+    bookingDate: isoDate.nullable(),
+    valueDate: isoDate.nullable(),
+    transactionDate: isoDate.nullable(),
+    bankTransactionCode: z.string().nullable(),
+    enc: envelope.describe("Opens to the transaction payload of CONTRACT §8.4"),
+  })
+  .meta({ id: "Transaction" });
+
+export const TransactionPage = z
+  .object({
+    items: z.array(TransactionWire),
+    total: z.number().int().describe("Rows matching the filter, not the page length"),
+  })
+  .meta({ id: "TransactionPage" });
+
+export const ConnectionWire = z
+  .object({
+    sessionId: z.string().describe("The connection id; usable as renew_connection"),
+    aspspName: z.string(),
+    aspspCountry: z.string(),
+    validUntil: isoDateTime,
+    status: z.string(),
+    accountCount: z.number().int(),
+    lastSyncedAt: isoDateTime.nullable(),
+    psuType: z.string().nullable(),
+    isLive: z.boolean(),
+    accountIds: z.array(z.string()),
+  })
+  .meta({ id: "Connection" });
+
+const uid = z.string().min(1).max(2048).describe("The account's uid, decrypted from uidEnc");
+
+export const SyncRequest = z.object({ uid }).meta({ id: "SyncRequest" });
+
+export const MAX_BULK_ITEMS = 100;
+export const BulkSyncRequest = z
+  .object({
+    items: z.array(z.object({ accountId: z.string().min(1).max(100), uid })).max(MAX_BULK_ITEMS),
+  })
+  .meta({ id: "BulkSyncRequest" });
+
+export const SyncResult = z
+  .object({ newTransactions: z.number().int(), totalFetched: z.number().int() })
+  .meta({ id: "SyncResult" });
+
+export const BulkSyncResult = z
+  .object({
+    accounts: z.number().int(),
+    newTransactions: z.number().int(),
+    failures: z.array(
+      z.object({ accountId: z.string(), reason: z.string(), bankErrorCode: z.string().nullable() }),
+    ),
+  })
+  .meta({ id: "BulkSyncResult" });
+
+export const SyncProblem = z
+  .object({
+    status: z.number().int(),
+    reason: z.string().describe("SPEC 7.3 reason, uid_outdated, psu_present_required, …"),
+    bankErrorCode: z.string().optional(),
+    detail: z.string().optional(),
+  })
+  .meta({ id: "SyncProblem" });
+
+export const ErrorBody = z
+  .object({ error: z.string(), error_description: z.string().optional() })
+  .meta({ id: "Error" });
