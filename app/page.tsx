@@ -1,4 +1,5 @@
 import { getTranslations } from "next-intl/server";
+import { getEnv } from "@/lib/env";
 
 export default async function HomePage() {
   const t = await getTranslations("Home");
@@ -15,6 +16,11 @@ export default async function HomePage() {
           <li>
             <a href="/healthz">{t("health")}</a>
           </li>
+          {getEnv().demoEnabled ? (
+            <li>
+              <a href="/demo">{t("demo")}</a>
+            </li>
+          ) : null}
         </ul>
       </div>
     </main>

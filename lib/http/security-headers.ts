@@ -31,6 +31,13 @@ const FLOW_ROUTE_HANDLERS = new Set([
   "/consent/approve",
   "/sandbox/authorize/decision",
 ]);
+/** The demo partner's form endpoints (/demo is its page): redirects only. */
+const DEMO_ROUTE_HANDLERS = new Set([
+  "/demo/start",
+  "/demo/callback",
+  "/demo/sync",
+  "/demo/revoke",
+]);
 
 /**
  * Paths served by route handlers, which set their own Content-Security-Policy
@@ -40,6 +47,7 @@ const FLOW_ROUTE_HANDLERS = new Set([
 export function isRouteHandler(pathname: string): boolean {
   return (
     FLOW_ROUTE_HANDLERS.has(pathname) ||
+    DEMO_ROUTE_HANDLERS.has(pathname) ||
     ROUTE_HANDLER_PREFIXES.some(
       (prefix) => pathname === prefix.replace(/\/$/, "") || pathname.startsWith(prefix),
     )

@@ -43,13 +43,16 @@ type Tx = Prisma.TransactionClient;
 export async function seedDemo(): Promise<DemoSeed> {
   const env = getEnv();
   const redirectUri = toDemoRedirectUri(env.issuer);
-  const clientSecret = env.mode === "local" ? toDemoClientSecret(env.secretKey) : null;
+  const derived = toDemoClientSecret(env.secretKey);
+  // Shown only in local mode; stored wherever /demo runs, since the demo derives it too.
+  const clientSecret = env.mode === "local" ? derived : null;
+  const storedSecret = env.mode === "local" || env.demoEnabled ? derived : null;
   return db().$transaction(
     async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(${SEED_LOCK_KEY})`;
       const ownerId = await ensureDemoOwner(tx);
       const partnerId = await ensureDemoPartner(tx, ownerId);
-      await ensureDemoClient(tx, { partnerId, redirectUri, clientSecret });
+      await ensureDemoClient(tx, { partnerId, redirectUri, clientSecret: storedSecret });
       return { partnerId, clientId: DEMO_CLIENT_ID, clientSecret, redirectUri };
     },
     { maxWait: 15_000, timeout: 30_000 },

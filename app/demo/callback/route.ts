@@ -1,0 +1,12 @@
+import { demoNotFound, handleDemoCallback } from "@/lib/demo/demo";
+
+export const dynamic = "force-dynamic";
+
+export function POST(request: Request) {
+  return handleDemoCallback(request);
+}
+
+/** The demo's endpoints take form POSTs only. */
+export function GET() {
+  return demoNotFound();
+}

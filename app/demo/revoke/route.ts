@@ -1,0 +1,12 @@
+import { demoNotFound, handleDemoRevoke } from "@/lib/demo/demo";
+
+export const dynamic = "force-dynamic";
+
+export function POST(request: Request) {
+  return handleDemoRevoke(request);
+}
+
+/** The demo's endpoints take form POSTs only. */
+export function GET() {
+  return demoNotFound();
+}

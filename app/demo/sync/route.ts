@@ -1,0 +1,12 @@
+import { demoNotFound, handleDemoSync } from "@/lib/demo/demo";
+
+export const dynamic = "force-dynamic";
+
+export function POST(request: Request) {
+  return handleDemoSync(request);
+}
+
+/** The demo's endpoints take form POSTs only. */
+export function GET() {
+  return demoNotFound();
+}

@@ -1,0 +1,488 @@
+import { createHmac, randomBytes } from "node:crypto";
+import { db, type Prisma } from "../db/client";
+import { getEnv } from "../env";
+import { cookieName, readCookie, serializeCookie } from "../http/cookies";
+import { API_CSP } from "../http/security-headers";
+import { openEnvelope, openOptional } from "./envelope";
+import {
+  discover,
+  exchangeCode,
+  getAccounts,
+  getTransactions,
+  revokeKey,
+  syncAll,
+  type AccountWire,
+  type DemoStep,
+  type SyncResult,
+} from "./partner-http";
+import {
+  buildAuthorizeUrl,
+  constantTimeEquals,
+  createCodeVerifier,
+  createState,
+  maskSecret,
+  parseRelay,
+  readRelayFields,
+  toCodeChallenge,
+  trimSlashes,
+  type RelayFields,
+} from "./protocol";
+import {
+  DEMO_CLIENT_ID,
+  demoHash,
+  demoRedirectUri,
+  openFromStorage,
+  sealForStorage,
+} from "./secrets";
+
+/**
+ * The demo partner at /demo: a partner backend that reaches the service only
+ * over its public HTTP endpoints. Its state is one DemoSession row per
+ * authorization a browser starts, bound to that browser by a keyed hash of a
+ * random id in a first-party cookie.
+ *
+ * The callback is a cross-site form POST (CONTRACT §3), on which browsers do
+ * not send SameSite=Lax cookies; so it finds the pending session by the keyed
+ * hash of `state` alone, finishes the exchange, and 303-redirects to /demo,
+ * whose top-level GET does carry the cookie and shows the session only to the
+ * browser that started it.
+ */
+
+export type DemoStatus = "pending" | "processing" | "connected" | "denied" | "failed" | "revoked";
+
+/** CONTRACT §2: a flow lives 45 minutes on the server; the demo keeps its state longer. */
+const PENDING_LIFETIME_MS = 50 * 60 * 1000;
+const CONNECTED_LIFETIME_MS = 24 * 60 * 60 * 1000;
+const COOKIE_MAX_AGE_SECONDS = 24 * 60 * 60;
+const LATEST_TRANSACTIONS = 10;
+
+const isHttps = () => getEnv().issuer.startsWith("https://");
+export const demoCookieName = () => cookieName("demo_browser", isHttps());
+
+export const isDemoEnabled = () => getEnv().demoEnabled;
+
+const BASE_HEADERS = { "Cache-Control": "no-store", "Content-Security-Policy": API_CSP };
+
+function redirect(location: string, setCookie?: string): Response {
+  const headers = new Headers({ ...BASE_HEADERS, Location: location });
+  if (setCookie) headers.append("Set-Cookie", setCookie);
+  return new Response(null, { status: 303, headers });
+}
+
+const plain = (status: number, text: string) =>
+  new Response(text, {
+    status,
+    headers: { ...BASE_HEADERS, "Content-Type": "text/plain; charset=utf-8" },
+  });
+
+export const demoNotFound = () => plain(404, "Not found");
+
+const step = (label: string, detail: string, ok = true): DemoStep => ({ label, detail, ok });
+
+const toJson = (value: unknown) => JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;
+
+function parseSteps(value: unknown): DemoStep[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((item: unknown) => {
+    if (typeof item !== "object" || item === null) return [];
+    const { label, detail, ok } = item as Record<string, unknown>;
+    return typeof label === "string" && typeof detail === "string"
+      ? [{ label, detail, ok: ok !== false }]
+      : [];
+  });
+}
+
+/** The browser's POSTs come from the demo page, on this origin (DESIGN.md §8). */
+function isSameOrigin(request: Request): boolean {
+  return request.headers.get("origin") === new URL(getEnv().issuer).origin;
+}
+
+/** The per-browser token of the start form (no session exists yet). */
+export const startCsrfToken = (browserId: string) => demoHash("csrf", browserId);
+
+/** The per-session token of the sync and revoke forms. */
+export const sessionCsrfToken = (session: { csrfSecret: string }, action: "sync" | "revoke") =>
+  createHmac("sha256", session.csrfSecret).update(`demo-csrf:${action}`).digest("base64url");
+
+async function readForm(request: Request): Promise<URLSearchParams> {
+  const type = request.headers.get("content-type") ?? "";
+  if (!type.startsWith("application/x-www-form-urlencoded")) return new URLSearchParams();
+  return new URLSearchParams(await request.text());
+}
+
+/** The browser's latest live session, found only through its own cookie. */
+async function findBrowserSession(browserId: string | null | undefined) {
+  if (!browserId) return null;
+  return db().demoSession.findFirst({
+    where: { browserHash: demoHash("browser", browserId), expiresAt: { gt: new Date() } },
+    orderBy: { createdAt: "desc" },
+  });
+}
+
+type DemoSessionRow = NonNullable<Awaited<ReturnType<typeof findBrowserSession>>>;
+
+/** POST /demo/start: PKCE + state kept server-side, then off to /oauth/authorize. */
+export async function handleDemoStart(request: Request): Promise<Response> {
+  if (!isDemoEnabled()) return demoNotFound();
+  if (!isSameOrigin(request)) return plain(403, "Forbidden");
+  const form = await readForm(request);
+  const existing = readCookie(request, demoCookieName());
+  if (existing && !constantTimeEquals(startCsrfToken(existing), form.get("csrf") ?? "")) {
+    return plain(403, "Forbidden");
+  }
+  const browserId = existing ?? randomBytes(32).toString("base64url");
+
+  const now = new Date();
+  await db().demoSession.deleteMany({ where: { expiresAt: { lt: now } } });
+  const verifier = createCodeVerifier();
+  const state = createState();
+  const challenge = toCodeChallenge(verifier);
+  const url = buildAuthorizeUrl({
+    issuer: getEnv().issuer,
+    clientId: DEMO_CLIENT_ID,
+    redirectUri: demoRedirectUri(),
+    state,
+    codeChallenge: challenge,
+  });
+  const steps = [
+    step(
+      "PKCE (S256) and state created",
+      `code_verifier kept on the partner's server; code_challenge = ${challenge}; state = ${maskSecret(state)} (only its keyed hash is stored)`,
+    ),
+    // The log is stored too, so it shows the state masked like everywhere else.
+    step("GET /oauth/authorize (browser redirect)", url.replace(state, maskSecret(state))),
+  ];
+  await db().demoSession.create({
+    data: {
+      browserHash: demoHash("browser", browserId),
+      stateHash: demoHash("state", state),
+      codeVerifierEnc: sealForStorage(verifier),
+      csrfSecret: randomBytes(32).toString("base64url"),
+      steps: toJson(steps),
+      expiresAt: new Date(now.getTime() + PENDING_LIFETIME_MS),
+    },
+  });
+  const cookie = serializeCookie(demoCookieName(), browserId, {
+    maxAgeSeconds: COOKIE_MAX_AGE_SECONDS,
+    https: isHttps(),
+    sameSite: "Lax",
+  });
+  return redirect(url, cookie);
+}
+
+function describeRelay(fields: RelayFields): string {
+  const shown: string[] = [];
+  for (const [name, value] of Object.entries(fields)) {
+    if (!value) continue;
+    const masked = name === "privateKey" || name === "code" ? maskSecret(value) : value;
+    shown.push(`${name} = ${name === "state" ? maskSecret(value) : masked}`);
+  }
+  return shown.join("; ");
+}
+
+/**
+ * POST /demo/callback: the form_post relay. It carries no usable cookie, so
+ * the pending session is found by the keyed hash of `state`, claimed once
+ * (pending → processing), checked per CONTRACT §3 and finished.
+ */
+export async function handleDemoCallback(request: Request): Promise<Response> {
+  if (!isDemoEnabled()) return demoNotFound();
+  const fields = readRelayFields(await readForm(request));
+  const stateHash = demoHash("state", fields.state);
+  const session = fields.state ? await db().demoSession.findUnique({ where: { stateHash } }) : null;
+  if (!session || session.expiresAt <= new Date()) return redirect("/demo?notice=unknown_state");
+  const claimed = await db().demoSession.updateMany({
+    where: { id: session.id, status: "pending" },
+    data: { status: "processing" },
+  });
+  if (claimed.count !== 1) return redirect("/demo?notice=unknown_state");
+
+  const steps = parseSteps(session.steps);
+  steps.push(step("POST /demo/callback (form_post relay received)", describeRelay(fields)));
+  const finished = await finishCallback(session, fields, steps).catch(
+    (error: unknown): CallbackResult => {
+      const message = error instanceof Error ? error.message : String(error);
+      steps.push(step("callback failed", message, false));
+      return { status: "failed" };
+    },
+  );
+  await db().demoSession.update({
+    where: { id: session.id },
+    data: {
+      status: finished.status,
+      steps: toJson(steps),
+      apiKeyEnc: finished.apiKey ? sealForStorage(finished.apiKey) : null,
+      privateKeyEnc: finished.privateKey ? sealForStorage(finished.privateKey) : null,
+      ...(finished.status === "connected"
+        ? { expiresAt: new Date(Date.now() + CONNECTED_LIFETIME_MS) }
+        : {}),
+    },
+  });
+  return redirect("/demo");
+}
+
+interface CallbackResult {
+  status: DemoStatus;
+  apiKey?: string;
+  privateKey?: string;
+}
+
+async function finishCallback(
+  session: DemoSessionRow,
+  fields: RelayFields,
+  steps: DemoStep[],
+): Promise<CallbackResult> {
+  const discovery = await discover();
+  steps.push(discovery.step);
+  const issuer = discovery.body?.issuer;
+  // CONTRACT §1: the document's issuer must be the one we asked, exactly.
+  if (typeof issuer !== "string" || trimSlashes(issuer) !== trimSlashes(getEnv().issuer)) {
+    steps.push(step("Discovery issuer check", "the document names another issuer", false));
+    return { status: "failed" };
+  }
+  const outcome = parseRelay(fields, {
+    stateMatches: (state) => constantTimeEquals(session.stateHash, demoHash("state", state)),
+    issuer,
+  });
+  if (outcome.kind === "state_mismatch") {
+    steps.push(step("state check (constant time)", "state does not match", false));
+    return { status: "failed" };
+  }
+  steps.push(step("state check (constant time)", "state matches the one this browser started"));
+  if (outcome.kind === "issuer_mismatch") {
+    steps.push(step("iss check (RFC 9207)", `iss ≠ ${issuer}`, false));
+    return { status: "failed" };
+  }
+  steps.push(step("iss check (RFC 9207)", `iss = ${issuer}, as discovered`));
+  if (outcome.kind === "access_denied") {
+    steps.push(step("error = access_denied", outcome.description || "the user cancelled", false));
+    return { status: "denied" };
+  }
+  if (outcome.kind !== "success") {
+    const detail = outcome.kind === "oauth_error" ? `${outcome.error}: ${outcome.description}` : "";
+    steps.push(step(`relay refused: ${outcome.kind}`, detail, false));
+    return { status: "failed" };
+  }
+  const token = await exchangeCode(outcome.code, openFromStorage(session.codeVerifierEnc));
+  steps.push(token.step);
+  const apiKey = token.body?.access_token ?? token.body?.apiKey;
+  if (!apiKey) return { status: "failed" };
+  steps.push(
+    step(
+      "Key and private key stored on the partner's server",
+      `X-Api-Key = ${maskSecret(apiKey)}; privateKey = ${maskSecret(outcome.privateKey)} (user-key mode: data is sealed to the user's key)`,
+    ),
+  );
+  return { status: "connected", apiKey, privateKey: outcome.privateKey };
+}
+
+function credentialsOf(session: DemoSessionRow): { apiKey: string; privateKey: string } | null {
+  if (session.status !== "connected" || !session.apiKeyEnc || !session.privateKeyEnc) return null;
+  return {
+    apiKey: openFromStorage(session.apiKeyEnc),
+    privateKey: openFromStorage(session.privateKeyEnc),
+  };
+}
+
+/** The same-origin, CSRF-checked session a sync or revoke form acts on. */
+async function formSession(
+  request: Request,
+  action: "sync" | "revoke",
+): Promise<DemoSessionRow | Response> {
+  if (!isDemoEnabled()) return demoNotFound();
+  if (!isSameOrigin(request)) return plain(403, "Forbidden");
+  const session = await findBrowserSession(readCookie(request, demoCookieName()));
+  const form = await readForm(request);
+  if (!session || !constantTimeEquals(sessionCsrfToken(session, action), form.get("csrf") ?? "")) {
+    return plain(403, "Forbidden");
+  }
+  return session;
+}
+
+/**
+ * POST /demo/sync (CONTRACT §7.5): decrypt each account's uid with the
+ * relayed key and post them; accounts that need a reconnect are not sent.
+ */
+export async function handleDemoSync(request: Request): Promise<Response> {
+  const session = await formSession(request, "sync");
+  if (session instanceof Response) return session;
+  const credentials = credentialsOf(session);
+  if (!credentials) return redirect("/demo");
+  const steps = parseSteps(session.steps);
+  const accounts = await getAccounts(credentials.apiKey);
+  steps.push(accounts.step);
+  let result: SyncResult | null = null;
+  if (accounts.body) {
+    const failures: NonNullable<SyncResult["failures"]> = [];
+    const items: { accountId: string; uid: string }[] = [];
+    for (const account of accounts.body) {
+      const uid = account.needsReconnect
+        ? null
+        : openOptional<{ uid?: string }>(credentials.privateKey, account.uidEnc)?.uid;
+      if (uid) items.push({ accountId: account.id, uid });
+      else
+        failures.push({ accountId: account.id, reason: "reconnect_needed", bankErrorCode: null });
+    }
+    steps.push(step("uidEnc opened with the relayed key", `${items.length} uid(s) to post`));
+    if (items.length > 0) {
+      const synced = await syncAll(credentials.apiKey, items);
+      steps.push(synced.step);
+      if (synced.body) {
+        result = {
+          accounts: synced.body.accounts,
+          newTransactions: synced.body.newTransactions,
+          failures: [...(synced.body.failures ?? []), ...failures],
+        };
+      }
+    } else {
+      result = { accounts: 0, newTransactions: 0, failures };
+    }
+  }
+  await db().demoSession.update({
+    where: { id: session.id },
+    data: { steps: toJson(steps), ...(result ? { lastSync: toJson(result) } : {}) },
+  });
+  return redirect("/demo");
+}
+
+/** POST /demo/revoke (CONTRACT §5), then proof: the key now answers 401. */
+export async function handleDemoRevoke(request: Request): Promise<Response> {
+  const session = await formSession(request, "revoke");
+  if (session instanceof Response) return session;
+  const credentials = credentialsOf(session);
+  if (!credentials) return redirect("/demo");
+  const steps = parseSteps(session.steps);
+  const revoked = await revokeKey(credentials.apiKey);
+  steps.push(revoked.step);
+  const revokedOk = revoked.status >= 200 && revoked.status < 300;
+  if (revokedOk) {
+    const check = await getAccounts(credentials.apiKey);
+    steps.push({ ...check.step, ok: check.status === 401 });
+  }
+  await db().demoSession.update({
+    where: { id: session.id },
+    data: {
+      steps: toJson(steps),
+      ...(revokedOk ? { status: "revoked", apiKeyEnc: null, privateKeyEnc: null } : {}),
+    },
+  });
+  return redirect("/demo");
+}
+
+export interface DemoAccount {
+  id: string;
+  bank: string;
+  currency: string;
+  needsReconnect: boolean;
+  ownerName: string | null;
+  iban: string | null;
+  accountName: string | null;
+  displayName: string | null;
+  balances: { type: string; amount: string; currency: string }[];
+  transactions: {
+    id: string;
+    date: string | null;
+    amount: string;
+    currency: string;
+    description: string | null;
+  }[];
+}
+
+export interface DemoView {
+  startToken: string | null;
+  session: {
+    status: DemoStatus;
+    steps: DemoStep[];
+    lastSync: SyncResult | null;
+    syncToken: string;
+    revokeToken: string;
+    accounts: DemoAccount[];
+  } | null;
+}
+
+type AccountEnc = { ownerName?: string | null; iban?: string | null; accountName?: string | null };
+type TransactionEnc = {
+  amount?: string | null;
+  creditorName?: string | null;
+  debtorName?: string | null;
+  remittanceInformation?: string | null;
+};
+
+async function readAccount(
+  apiKey: string,
+  privateKey: string,
+  account: AccountWire,
+  steps: DemoStep[],
+): Promise<DemoAccount> {
+  const details = openOptional<AccountEnc>(privateKey, account.enc);
+  const display = openOptional<{ displayName?: string | null }>(privateKey, account.displayNameEnc);
+  const page = await getTransactions(apiKey, account.id, LATEST_TRANSACTIONS);
+  steps.push(page.step);
+  return {
+    id: account.id,
+    bank: `${account.aspspName} (${account.aspspCountry})`,
+    currency: account.currency,
+    needsReconnect: account.needsReconnect,
+    ownerName: details?.ownerName ?? null,
+    iban: details?.iban ?? null,
+    accountName: details?.accountName ?? null,
+    displayName: display?.displayName ?? null,
+    balances: (account.balances ?? []).map((balance) => ({
+      type: balance.type,
+      currency: balance.currency,
+      amount: openOptional<{ amount?: string }>(privateKey, balance.enc)?.amount ?? "0",
+    })),
+    transactions: (page.body?.items ?? []).slice(0, LATEST_TRANSACTIONS).map((item) => {
+      const enc = item.enc ? openEnvelope<TransactionEnc>(privateKey, item.enc) : null;
+      const amount = enc?.amount ?? "0";
+      const debit = item.creditDebitIndicator === "DBIT";
+      return {
+        id: item.id,
+        date: item.bookingDate ?? item.transactionDate ?? null,
+        // CONTRACT §8.4: amounts are unsigned; the indicator gives the sign.
+        amount: debit ? `-${amount}` : amount,
+        currency: item.currency,
+        description:
+          (debit ? enc?.creditorName : enc?.debtorName) ?? enc?.remittanceInformation ?? null,
+      };
+    }),
+  };
+}
+
+/** What /demo shows this browser: its own session, read live from the data API. */
+export async function loadDemoView(browserId: string | null | undefined): Promise<DemoView> {
+  const startToken = browserId ? startCsrfToken(browserId) : null;
+  const session = await findBrowserSession(browserId);
+  if (!session) return { startToken, session: null };
+  const steps = parseSteps(session.steps);
+  const accounts: DemoAccount[] = [];
+  const credentials = credentialsOf(session);
+  if (credentials) {
+    const listed = await getAccounts(credentials.apiKey);
+    steps.push({ ...listed.step, label: `${listed.step.label} (this page view)` });
+    try {
+      for (const account of listed.body ?? []) {
+        accounts.push(
+          await readAccount(credentials.apiKey, credentials.privateKey, account, steps),
+        );
+      }
+      steps.push(
+        step("Envelopes opened with the relayed private key", `${accounts.length} account(s)`),
+      );
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      steps.push(step("Envelope could not be opened", message, false));
+    }
+  }
+  return {
+    startToken,
+    session: {
+      status: session.status as DemoStatus,
+      steps,
+      lastSync: (session.lastSync as SyncResult | null) ?? null,
+      syncToken: sessionCsrfToken(session, "sync"),
+      revokeToken: sessionCsrfToken(session, "revoke"),
+      accounts,
+    },
+  };
+}

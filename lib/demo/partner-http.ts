@@ -1,0 +1,178 @@
+import { getEnv } from "../env";
+import { basicAuthorization, maskSecret, trimSlashes } from "./protocol";
+import { DEMO_CLIENT_ID, demoClientSecret, demoRedirectUri } from "./secrets";
+
+/**
+ * The demo partner's HTTP calls to the service's public endpoints, in the
+ * published SDKs' shapes (CONTRACT §1, §4, §5, §7). Each call also returns
+ * the line the demo page shows for it, so a developer sees every request.
+ */
+
+const USER_AGENT = "bank-connect-demo-partner/1.0";
+const TIMEOUT_MS = 30_000;
+
+export interface DemoStep {
+  label: string;
+  detail: string;
+  ok: boolean;
+}
+
+export interface Called<T> {
+  status: number;
+  body: T | null;
+  step: DemoStep;
+}
+
+async function call<T>(
+  method: "GET" | "POST",
+  path: string,
+  init: { headers?: Record<string, string>; body?: string; describe?: (body: T) => string },
+): Promise<Called<T>> {
+  const label = `${method} ${path.split("?")[0]}`;
+  try {
+    const response = await fetch(`${trimSlashes(getEnv().issuer)}${path}`, {
+      method,
+      headers: { "User-Agent": USER_AGENT, ...init.headers },
+      body: init.body,
+      redirect: "manual",
+      cache: "no-store",
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+    const text = await response.text();
+    let body: T | null = null;
+    try {
+      body = text ? (JSON.parse(text) as T) : null;
+    } catch {
+      body = null;
+    }
+    const detail =
+      response.ok && body !== null && init.describe ? init.describe(body) : text.slice(0, 200);
+    return {
+      status: response.status,
+      body: response.ok ? body : null,
+      step: { label: `${label} → ${response.status}`, detail, ok: response.ok },
+    };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return {
+      status: 0,
+      body: null,
+      step: { label: `${label} → failed`, detail: message, ok: false },
+    };
+  }
+}
+
+const apiHeaders = (apiKey: string) => ({ "X-Api-Key": apiKey, Accept: "application/json" });
+
+/** CONTRACT §1: the discovery document; its `issuer` is what `iss` must equal. */
+export function discover() {
+  return call<{ issuer?: unknown }>("GET", "/.well-known/oauth-authorization-server", {
+    headers: { Accept: "application/json" },
+    describe: (body) => `issuer = ${String(body.issuer)}`,
+  });
+}
+
+export interface TokenResponse {
+  access_token?: string;
+  apiKey?: string;
+  user?: string;
+  scope?: string;
+  expires_in?: number;
+}
+
+/** CONTRACT §4: client_secret_basic, body in the tested order, with redirect_uri. */
+export function exchangeCode(code: string, codeVerifier: string) {
+  const body = new URLSearchParams([
+    ["grant_type", "authorization_code"],
+    ["code", code],
+    ["code_verifier", codeVerifier],
+    ["redirect_uri", demoRedirectUri()],
+  ]);
+  return call<TokenResponse>("POST", "/oauth/token", {
+    headers: {
+      Authorization: basicAuthorization(DEMO_CLIENT_ID, demoClientSecret()),
+      "Content-Type": "application/x-www-form-urlencoded",
+      Accept: "application/json",
+    },
+    body: body.toString(),
+    describe: (token) =>
+      `access_token = ${maskSecret(token.access_token ?? token.apiKey ?? "")}, user = ${token.user ?? "?"}, scope = ${token.scope ?? "?"}, expires_in = ${token.expires_in ?? "?"}`,
+  });
+}
+
+/** CONTRACT §5: RFC 7009 revocation; any 2xx is success, the body is ignored. */
+export function revokeKey(apiKey: string) {
+  return call<unknown>("POST", "/oauth/revoke", {
+    headers: {
+      Authorization: basicAuthorization(DEMO_CLIENT_ID, demoClientSecret()),
+      "Content-Type": "application/x-www-form-urlencoded",
+    },
+    body: new URLSearchParams([
+      ["token", apiKey],
+      ["token_type_hint", "access_token"],
+    ]).toString(),
+    describe: () => "the key is revoked",
+  });
+}
+
+export interface BalanceWire {
+  type: string;
+  currency: string;
+  enc?: string | null;
+}
+
+export interface AccountWire {
+  id: string;
+  aspspName: string;
+  aspspCountry: string;
+  currency: string;
+  needsReconnect: boolean;
+  balances?: BalanceWire[];
+  enc?: string | null;
+  displayNameEnc?: string | null;
+  uidEnc?: string | null;
+}
+
+export interface TransactionWire {
+  id: string;
+  currency: string;
+  creditDebitIndicator: string;
+  bookingDate?: string | null;
+  transactionDate?: string | null;
+  enc?: string | null;
+}
+
+/** CONTRACT §7.1 */
+export function getAccounts(apiKey: string) {
+  return call<AccountWire[]>("GET", "/api/accounts", {
+    headers: apiHeaders(apiKey),
+    describe: (accounts) => `${accounts.length} account(s), every sensitive field sealed`,
+  });
+}
+
+/** CONTRACT §7.2: newest first; `limit` only. */
+export function getTransactions(apiKey: string, accountId: string, limit: number) {
+  return call<{ items?: TransactionWire[]; total?: number }>(
+    "GET",
+    `/api/accounts/${encodeURIComponent(accountId)}/transactions?limit=${limit}`,
+    {
+      headers: apiHeaders(apiKey),
+      describe: (page) => `${page.items?.length ?? 0} of ${page.total ?? 0} transaction(s)`,
+    },
+  );
+}
+
+export interface SyncResult {
+  accounts: number;
+  newTransactions: number;
+  failures?: { accountId: string; reason: string; bankErrorCode?: string | null }[];
+}
+
+/** CONTRACT §7.5: POST /api/sync with the decrypted uids. */
+export function syncAll(apiKey: string, items: { accountId: string; uid: string }[]) {
+  return call<SyncResult>("POST", "/api/sync", {
+    headers: { ...apiHeaders(apiKey), "Content-Type": "application/json" },
+    body: JSON.stringify({ items }),
+    describe: (result) => JSON.stringify(result),
+  });
+}

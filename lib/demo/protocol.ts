@@ -1,0 +1,129 @@
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+
+/**
+ * The demo partner's protocol helpers, written from CONTRACT.md alone (§2
+ * authorize, §3 relay, §4 token): what any external partner would write.
+ * It deliberately shares no code with the service's own lib/oauth.
+ */
+
+/** CONTRACT §2 createPkce(): 32 random bytes, base64url (43 chars). */
+export function createCodeVerifier(): string {
+  return randomBytes(32).toString("base64url");
+}
+
+/** RFC 7636 §4.2 S256: BASE64URL(SHA256(verifier)), no padding. */
+export function toCodeChallenge(verifier: string): string {
+  return createHash("sha256").update(verifier, "ascii").digest("base64url");
+}
+
+/** CONTRACT §2 createState(): 16 random bytes, base64url (22 chars). */
+export function createState(): string {
+  return randomBytes(16).toString("base64url");
+}
+
+/** Strips every trailing slash, as the published SDKs do with issuers. */
+export const trimSlashes = (value: string) => value.replace(/\/+$/, "");
+
+/**
+ * Constant-time string equality (CONTRACT §3): SHA-256 of both sides, so the
+ * comparison takes the same time wherever they differ, then a length check.
+ * An empty expected value never matches.
+ */
+export function constantTimeEquals(expected: string, presented: string): boolean {
+  const left = createHash("sha256").update(expected, "utf8").digest();
+  const right = createHash("sha256").update(presented, "utf8").digest();
+  const same = timingSafeEqual(left, right);
+  return same && expected.length > 0 && expected.length === presented.length;
+}
+
+export interface AuthorizeRequest {
+  issuer: string;
+  clientId: string;
+  redirectUri: string;
+  state: string;
+  codeChallenge: string;
+}
+
+/** CONTRACT §2: the query in the SDK's order, always form_post and S256. */
+export function buildAuthorizeUrl(request: AuthorizeRequest): string {
+  const query = new URLSearchParams([
+    ["response_type", "code"],
+    ["client_id", request.clientId],
+    ["redirect_uri", request.redirectUri],
+    ["scope", "accounts.read"],
+    ["state", request.state],
+    ["code_challenge", request.codeChallenge],
+    ["code_challenge_method", "S256"],
+    ["response_mode", "form_post"],
+  ]);
+  return `${trimSlashes(request.issuer)}/oauth/authorize?${query}`;
+}
+
+/** CONTRACT §4: Basic over the percent-encoded id and secret. */
+export function basicAuthorization(clientId: string, clientSecret: string): string {
+  const pair = `${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`;
+  return `Basic ${Buffer.from(pair, "utf8").toString("base64")}`;
+}
+
+export const RELAY_FIELDS = [
+  "code",
+  "state",
+  "iss",
+  "privateKey",
+  "publicKey",
+  "error",
+  "error_description",
+] as const;
+export type RelayFields = Record<(typeof RELAY_FIELDS)[number], string>;
+
+/** The relay's fields; a missing or repeated field counts as empty. */
+export function readRelayFields(form: URLSearchParams): RelayFields {
+  const fields = {} as RelayFields;
+  for (const name of RELAY_FIELDS) {
+    const values = form.getAll(name);
+    fields[name] = values.length === 1 ? (values[0] ?? "") : "";
+  }
+  return fields;
+}
+
+export type RelayOutcome =
+  | { kind: "success"; code: string; privateKey: string; publicKey: string }
+  | { kind: "access_denied"; description: string }
+  | { kind: "oauth_error"; error: string; description: string }
+  | { kind: "state_mismatch" | "issuer_mismatch" | "missing_code" | "missing_private_key" };
+
+/**
+ * CONTRACT §3 parseRelay, newest rules, in order: state (the caller's
+ * constant-time check; the demo keeps only a keyed hash of it), then iss
+ * against the discovered issuer (non-empty, trailing slashes ignored,
+ * constant time), only then `error`, then code, then privateKey.
+ */
+export function parseRelay(
+  fields: RelayFields,
+  expected: { stateMatches: (state: string) => boolean; issuer: string },
+): RelayOutcome {
+  if (!fields.state || !expected.stateMatches(fields.state)) return { kind: "state_mismatch" };
+  if (!fields.iss || !constantTimeEquals(trimSlashes(expected.issuer), trimSlashes(fields.iss))) {
+    return { kind: "issuer_mismatch" };
+  }
+  if (fields.error === "access_denied") {
+    return { kind: "access_denied", description: fields.error_description };
+  }
+  if (fields.error) {
+    return { kind: "oauth_error", error: fields.error, description: fields.error_description };
+  }
+  if (!fields.code) return { kind: "missing_code" };
+  if (!fields.privateKey) return { kind: "missing_private_key" };
+  return {
+    kind: "success",
+    code: fields.code,
+    privateKey: fields.privateKey,
+    publicKey: fields.publicKey,
+  };
+}
+
+/** Shows the first and last characters of a secret, never the whole of it. */
+export function maskSecret(value: string): string {
+  if (value.length <= 12) return "•".repeat(value.length);
+  return `${value.slice(0, 6)}…${value.slice(-4)} (${value.length} chars)`;
+}
