@@ -1,0 +1,86 @@
+import Link from "next/link";
+import { Example } from "../_components/example";
+
+export default function DataPage() {
+  return (
+    <>
+      <h1>Data API</h1>
+      <p>
+        Every call carries the API key as <code>X-Api-Key</code> (or{" "}
+        <code>Authorization: Bearer</code>) and reads only that key&apos;s user: another user&apos;s
+        account id answers 404. Every response is JSON. Sensitive values (names, IBANs, amounts,
+        counterparties, the account uid) are only in <Link href="/docs/envelopes">envelopes</Link> (
+        <code>enc</code>, <code>…Enc</code> fields).
+      </p>
+
+      <h2>
+        <code>GET /api/accounts</code>
+      </h2>
+      <p>
+        An array of accounts: <code>id</code>, <code>aspspName</code>, <code>aspspCountry</code>,{" "}
+        <code>currency</code>, <code>accountType</code>, <code>bic</code>,{" "}
+        <code>needsReconnect</code>, <code>balances</code> (each <code>type</code> —{" "}
+        <code>ITBD</code> booked, <code>ITAV</code> available —, <code>currency</code>,{" "}
+        <code>referenceDate</code> and <code>enc</code> → <code>{"{amount, name}"}</code>),{" "}
+        <code>enc</code> → <code>{"{ownerName, iban, bban, accountName, product}"}</code>,{" "}
+        <code>displayNameEnc</code> → <code>{"{displayName}"}</code> and <code>uidEnc</code> →{" "}
+        <code>{"{uid}"}</code>. When <code>needsReconnect</code> is true, do not sync the account:
+        send the user through the flow with <code>renew_connection</code>.
+      </p>
+      <Example name="accounts" />
+
+      <h2>
+        <code>GET /api/accounts/{"{id}"}/transactions</code>
+      </h2>
+      <p>
+        One page of the statement, newest first: <code>{"{items, total}"}</code>, where{" "}
+        <code>total</code> counts every transaction matching the filter. Query parameters, each at
+        most once:
+      </p>
+      <ul>
+        <li>
+          <code>from</code>, <code>to</code>: <code>YYYY-MM-DD</code>, inclusive, on the booking
+          date;
+        </li>
+        <li>
+          <code>limit</code>: page size, default <strong>100</strong>, at most <strong>500</strong>;
+        </li>
+        <li>
+          <code>offset</code>: rows to skip, default 0.
+        </li>
+      </ul>
+      <p>
+        A bad or repeated parameter answers 400 naming it. To read everything, loop{" "}
+        <code>offset += items.length</code> until you have <code>total</code> items or a page comes
+        back empty. Each item has <code>id</code>, <code>currency</code>,{" "}
+        <code>creditDebitIndicator</code> (<code>CRDT</code>/<code>DBIT</code>; the sealed amount is
+        unsigned), <code>status</code>, <code>bookingDate</code>, <code>valueDate</code>,{" "}
+        <code>transactionDate</code>, <code>bankTransactionCode</code> and <code>enc</code> →{" "}
+        <code>
+          {
+            "{amount, creditorName, creditorIban, debtorName, debtorIban, remittanceInformation, balanceAfter, …}"
+          }
+        </code>
+        . Amounts are decimal strings.
+      </p>
+      <Example name="transactions" />
+
+      <h2>
+        <code>GET /api/connections</code>
+      </h2>
+      <p>
+        The user&apos;s bank consents: <code>sessionId</code> (use it as{" "}
+        <code>renew_connection</code>), <code>aspspName</code>, <code>aspspCountry</code>,{" "}
+        <code>validUntil</code>, <code>status</code>, <code>isLive</code> (whether the consent still
+        works, by the service&apos;s clock: trust it over your own), <code>accountCount</code>,{" "}
+        <code>lastSyncedAt</code>, <code>psuType</code> and <code>accountIds</code>.
+      </p>
+      <Example name="connections" />
+      <p>
+        Data is refreshed with <Link href="/docs/sync">sync</Link>. Every other <code>/api</code>{" "}
+        path answers 403 <code>insufficient_scope</code> to an API key. The full schemas are in{" "}
+        <a href="/openapi.json">/openapi.json</a>.
+      </p>
+    </>
+  );
+}

@@ -1,0 +1,172 @@
+import Link from "next/link";
+import { Example } from "../_components/example";
+
+export default function FlowPage() {
+  return (
+    <>
+      <h1>The flow</h1>
+      <p>
+        Redirect the user&apos;s browser (a full-page navigation or a popup) to{" "}
+        <code>GET /oauth/authorize</code>, the <code>authorization_endpoint</code> of discovery.
+      </p>
+
+      <h2>Authorize parameters</h2>
+      <table>
+        <thead>
+          <tr>
+            <th>Parameter</th>
+            <th>Value</th>
+          </tr>
+        </thead>
+        <tbody>
+          <tr>
+            <td>
+              <code>response_type</code>
+            </td>
+            <td>
+              <code>code</code> (required)
+            </td>
+          </tr>
+          <tr>
+            <td>
+              <code>client_id</code>
+            </td>
+            <td>
+              your <code>obc_…</code> client id
+            </td>
+          </tr>
+          <tr>
+            <td>
+              <code>redirect_uri</code>
+            </td>
+            <td>a registered URI, matched character for character</td>
+          </tr>
+          <tr>
+            <td>
+              <code>scope</code>
+            </td>
+            <td>
+              <code>accounts.read</code> (the only scope)
+            </td>
+          </tr>
+          <tr>
+            <td>
+              <code>state</code>
+            </td>
+            <td>random, at least 16 bytes; echoed in the relay (success and error)</td>
+          </tr>
+          <tr>
+            <td>
+              <code>code_challenge</code>
+            </td>
+            <td>
+              <code>BASE64URL(SHA256(verifier))</code>, 43 characters (required)
+            </td>
+          </tr>
+          <tr>
+            <td>
+              <code>code_challenge_method</code>
+            </td>
+            <td>
+              <code>S256</code> (the only method)
+            </td>
+          </tr>
+          <tr>
+            <td>
+              <code>response_mode</code>
+            </td>
+            <td>
+              <code>form_post</code> (the only mode)
+            </td>
+          </tr>
+          <tr>
+            <td>
+              <code>login_hint</code>
+            </td>
+            <td>optional: prefills the email; never signs anyone in</td>
+          </tr>
+          <tr>
+            <td>
+              <code>challenge=pin_code</code>
+            </td>
+            <td>
+              optional: the user types a 6-digit emailed code instead of following a link
+              (recommended in popups)
+            </td>
+          </tr>
+          <tr>
+            <td>
+              <code>ui_locales</code>
+            </td>
+            <td>
+              optional, e.g. <code>da-DK en</code>: the first supported language forces the
+              screens&apos; language (da de en es fi fr it nb nl pl pt sv)
+            </td>
+          </tr>
+          <tr>
+            <td>
+              <code>renew_connection</code>
+            </td>
+            <td>
+              optional: a connection&apos;s <code>sessionId</code>; goes straight to that
+              bank&apos;s consent to renew it
+            </td>
+          </tr>
+        </tbody>
+      </table>
+      <p>
+        A wrong <code>client_id</code> or <code>redirect_uri</code> answers 400 JSON in the browser
+        (nothing can be posted to an unverified address). Every other problem is relayed to your
+        redirect URI as an error: see <Link href="/docs/errors">errors</Link>. A flow is bound to
+        the browser by a cookie valid for one hour; keep the pending login at least that long.
+      </p>
+      <Example name="authorizeUrl" />
+
+      <h2>Screens</h2>
+      <ol>
+        <li>
+          <strong>Sign in</strong> (<code>/login</code>): one mail with a single-use link and a
+          6-digit code, valid 15 minutes, 5 attempts.
+        </li>
+        <li>
+          <strong>Key setup</strong> (<code>/setup</code>, user-key mode only): the user&apos;s
+          P-256 key is made in the browser and protected with a passphrase; only the public half is
+          sent. On a new device the user imports the backup file.
+        </li>
+        <li>
+          <strong>Bank</strong> (<code>/banks</code>): search and country filter, then the
+          bank&apos;s own consent page.
+        </li>
+        <li>
+          <strong>Consent</strong> (<code>/consent</code>): your branding, your purpose text, the
+          data shared.
+        </li>
+      </ol>
+      <p>
+        Every screen shows your branding and a &quot;Back to the partner&quot; button, which ends in
+        an <code>access_denied</code> relay.
+      </p>
+
+      <h2>Order</h2>
+      <ul>
+        <li>
+          <strong>Without a recipient key</strong> (user-key mode): sign in → key setup → bank →
+          consent; the browser relays the user&apos;s <code>privateKey</code> and{" "}
+          <code>publicKey</code>.
+        </li>
+        <li>
+          <strong>
+            With a <Link href="/docs/recipient-keys">recipient key</Link>
+          </strong>{" "}
+          (partner-key mode): sign in → consent → bank; the server relays with empty{" "}
+          <code>privateKey</code> and <code>publicKey</code>.
+        </li>
+        <li>A user with nothing left to do goes straight to consent.</li>
+        <li>
+          <code>renew_connection=&lt;sessionId&gt;</code> goes straight to that connection&apos;s
+          bank.
+        </li>
+      </ul>
+    </>
+  );
+}

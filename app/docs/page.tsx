@@ -1,0 +1,102 @@
+import Link from "next/link";
+import { SHELL_VARIABLES } from "@/lib/docs/examples";
+import { Example } from "./_components/example";
+
+export default function QuickStartPage() {
+  return (
+    <>
+      <h1>Quick start</h1>
+      <p>
+        Bank Connect lets your users connect their bank accounts to your app. You send the user
+        through a hosted flow with a standard OAuth 2.0 authorization request (authorization code +
+        PKCE S256, <code>form_post</code> response). The flow ends with a form POST to your redirect
+        URI carrying a one-time <code>code</code>; you exchange it for a long-lived API key (
+        <code>ebk_…</code>, valid 365 days) and read that user&apos;s accounts and transactions.
+        Bank data only ever leaves the service as <Link href="/docs/envelopes">envelopes</Link>{" "}
+        sealed to a key the service does not hold.
+      </p>
+
+      <h2>What you need</h2>
+      <ul>
+        <li>
+          A Connect client: a <code>client_id</code> (<code>obc_…</code>), its{" "}
+          <code>client_secret</code> (shown once) and at least one registered redirect URI. Create
+          it in the <a href="/dashboard">partner dashboard</a>.
+        </li>
+        <li>
+          Optionally a <Link href="/docs/recipient-keys">recipient key</Link>: install one and all
+          data of your users is sealed to it, so you decrypt with one private key.
+        </li>
+        <li>
+          The service&apos;s issuer (its public base address). The examples read it from{" "}
+          <code>$BASE_URL</code>.
+        </li>
+      </ul>
+      <p>The shell examples read their input from these environment variables:</p>
+      <table>
+        <thead>
+          <tr>
+            <th>Variable</th>
+            <th>Value</th>
+          </tr>
+        </thead>
+        <tbody>
+          {Object.entries(SHELL_VARIABLES).map(([name, meaning]) => (
+            <tr key={name}>
+              <td>
+                <code>${name}</code>
+              </td>
+              <td>{meaning}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p>For example:</p>
+      <pre tabIndex={0}>
+        <code>{`export BASE_URL=https://bank-connect.example
+export CLIENT_ID=obc_…  CLIENT_SECRET=…  REDIRECT_URI=https://app.example/callback`}</code>
+      </pre>
+
+      <h2>Five steps</h2>
+      <ol>
+        <li>
+          <strong>Discover.</strong> Read the discovery document and check that <code>issuer</code>{" "}
+          equals the address you asked (cache it for up to an hour).
+          <Example name="discovery" />
+        </li>
+        <li>
+          <strong>Send the user to authorize.</strong> Create a PKCE verifier and a random{" "}
+          <code>state</code>, store both on your server keyed by <code>state</code>, and redirect
+          the browser. See <Link href="/docs/flow">the flow</Link> for every parameter.
+          <Example name="authorizeUrl" />
+        </li>
+        <li>
+          <strong>Receive the relay.</strong> The browser POSTs{" "}
+          <code>code, state, iss, privateKey, publicKey</code> to your redirect URI. Look the
+          pending login up by <code>state</code>, compare it in constant time and check{" "}
+          <code>iss</code>: <Link href="/docs/relay">the relay</Link>.
+        </li>
+        <li>
+          <strong>Exchange the code</strong> (within 5 minutes, once) for the API key:{" "}
+          <Link href="/docs/token">token exchange</Link>.
+          <Example name="tokenCurl" />
+        </li>
+        <li>
+          <strong>Read data</strong> with <code>X-Api-Key</code> and open the envelopes:{" "}
+          <Link href="/docs/data">data API</Link>, <Link href="/docs/envelopes">envelopes</Link>,{" "}
+          <Link href="/docs/sync">sync</Link>.
+          <Example name="accounts" />
+        </li>
+      </ol>
+
+      <h2>Reference</h2>
+      <p>
+        The machine-readable description of every endpoint is the OpenAPI 3.1 document at{" "}
+        <a href="/openapi.json">/openapi.json</a>. The published <code>open-banking-io</code> client
+        SDKs speak this service&apos;s wire contract, so they work against it unchanged. Every
+        example on these pages is executed against a running server by the service&apos;s own test
+        suite.
+      </p>
+    </>
+  );
+}

@@ -1,0 +1,103 @@
+import Link from "next/link";
+import { Example } from "../_components/example";
+
+const REASONS: [reason: string, status: number, action: string][] = [
+  ["reconnect_needed", 409, "send the user through the flow again, with renew_connection"],
+  ["consent_withdrawn", 409, "the user withdrew consent at the bank; a new connection is needed"],
+  ["uid_outdated", 409, "a renewal replaced the uid: read /api/accounts again and retry once"],
+  [
+    "psu_present_required",
+    409,
+    "the bank shares data only with the holder present: sync while they are, with X-Psu-*",
+  ],
+  ["rate_limited", 429, "the bank throttles: wait Retry-After seconds"],
+  ["bank_error", 502, "the bank failed; try later"],
+  ["transient", 503, "network or upstream fault; retry"],
+  [
+    "partner_app_inactive",
+    503,
+    "the service's application at the aggregator is not active; the user cannot fix it",
+  ],
+];
+
+export default function SyncPage() {
+  return (
+    <>
+      <h1>Sync</h1>
+      <p>
+        The service never holds an account&apos;s bank uid in plaintext: you open{" "}
+        <code>uidEnc</code> (see <Link href="/docs/envelopes">envelopes</Link>) and send the uid
+        with the sync call. The service fetches new balances and transactions (from 7 days before
+        the last sync), seals and stores each transaction once, and forgets the uid.
+      </p>
+      <p>
+        Skip accounts whose <code>needsReconnect</code> is true: their sync cannot succeed.
+      </p>
+
+      <h2>
+        <code>POST /api/accounts/{"{id}"}/sync</code>
+      </h2>
+      <p>
+        Body <code>{'{"uid": "…"}'}</code>; answers <code>{"{newTransactions, totalFetched}"}</code>
+        .
+      </p>
+      <Example name="syncOne" />
+
+      <h2>
+        <code>POST /api/sync</code>
+      </h2>
+      <p>
+        Body <code>{'{"items": [{"accountId": "…", "uid": "…"}, …]}'}</code>; answers 200{" "}
+        <code>
+          {"{accounts, newTransactions, failures: [{accountId, reason, bankErrorCode?}]}"}
+        </code>
+        . Accounts whose consent was withdrawn are left out. Retry the <code>uid_outdated</code>{" "}
+        ones once, after reading <code>/api/accounts</code> again.
+      </p>
+      <Example name="syncBulk" />
+
+      <h2>Failure reasons</h2>
+      <p>
+        A failed single sync answers <code>{"{status, reason, bankErrorCode?}"}</code> with the
+        reason&apos;s status and, where the bank gave one, an integer <code>Retry-After</code>. In a
+        bulk sync the same reasons appear per account in <code>failures</code>. Branch on{" "}
+        <code>reason</code>, never on the HTTP status alone; pass unknown reasons through.
+      </p>
+      <table>
+        <thead>
+          <tr>
+            <th>reason</th>
+            <th>status</th>
+            <th>what to do</th>
+          </tr>
+        </thead>
+        <tbody>
+          {REASONS.map(([reason, status, action]) => (
+            <tr key={reason}>
+              <td>
+                <code>{reason}</code>
+              </td>
+              <td>{status}</td>
+              <td>{action}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p>
+        A 429 <em>without</em> a body is the service&apos;s own rate limit, not the bank&apos;s: see{" "}
+        <Link href="/docs/errors">limits</Link>.
+      </p>
+
+      <h2>The account holder present</h2>
+      <p>
+        Some banks share data only while the holder is present. When you sync while the user is on
+        your page, forward their request details: <code>X-Psu-Ip-Address</code> and{" "}
+        <code>X-Psu-User-Agent</code> (both required), and optionally <code>X-Psu-Referer</code>,{" "}
+        <code>X-Psu-Accept</code>, <code>X-Psu-Accept-Language</code>,{" "}
+        <code>X-Psu-Accept-Charset</code>, <code>X-Psu-Accept-Encoding</code>. They are passed to
+        the bank only for keys issued through a Connect client and only with a public IP address and
+        a user agent. Never send them from background jobs.
+      </p>
+    </>
+  );
+}

@@ -1,0 +1,299 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
+import { childEnv } from "../lib/env";
+import { buildAuthorizeUrl } from "../lib/docs/examples/authorize-url";
+import { exchangeCode } from "../lib/docs/examples/exchange-code";
+import { openEnvelope } from "../lib/docs/examples/open-envelope";
+import { checkRelay } from "../lib/docs/examples/relay";
+import {
+  EXAMPLES,
+  exampleSource,
+  type ExampleKey,
+  type ShellExample,
+  type ShellVariable,
+} from "../lib/docs/examples";
+import { DOC_PAGES } from "../lib/docs/pages";
+import {
+  connectSandboxBank,
+  createJourneyClient,
+  signInByCode,
+  uniqueEmail,
+  type JourneyClient,
+} from "./support/journey";
+import { E2E_ORIGIN } from "./support/origin";
+import { partnerAppForSpec } from "./support/partner-app";
+
+/**
+ * The partner documentation: every page renders under the strict CSP and
+ * shows its examples, and every example runs, as printed, against the e2e
+ * server with a real code and key from a partner-key journey.
+ */
+
+test.describe.configure({ timeout: 180_000 });
+
+const partnerApp = partnerAppForSpec();
+const run = promisify(execFile);
+
+test("every /docs page renders with no CSP violation and shows its examples", async ({ page }) => {
+  const violations: string[] = [];
+  page.on("console", (message) => {
+    if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+  });
+  const shown = new Set<ExampleKey>();
+  for (const docPage of DOC_PAGES) {
+    const response = await page.goto(docPage.path);
+    expect(response?.status(), docPage.path).toBe(200);
+    expect(response?.headers()["content-security-policy"] ?? "").toMatch(/'nonce-/);
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText(
+      docPage.path === "/docs" ? "Quick start" : /\w/,
+    );
+    const nav = page.getByRole("navigation", { name: "Documentation" });
+    for (const other of DOC_PAGES) {
+      await expect(nav.getByRole("link", { name: other.title, exact: true })).toHaveAttribute(
+        "href",
+        other.path,
+      );
+    }
+    await expect(nav.getByRole("link", { name: "OpenAPI document" })).toHaveAttribute(
+      "href",
+      "/openapi.json",
+    );
+    for (const key of docPage.examples) {
+      const example = EXAMPLES[key];
+      const code = page.locator(`[data-example="${example.id}"] pre code`);
+      await expect(code, `${docPage.path} shows ${example.id}`).toHaveCount(1);
+      expect(await code.textContent()).toBe(exampleSource(example));
+      shown.add(key);
+    }
+    const results = await new AxeBuilder({ page }).analyze();
+    const serious = results.violations.filter(
+      (violation) => violation.impact === "serious" || violation.impact === "critical",
+    );
+    expect(serious.map((violation) => `${docPage.path} ${violation.id}`)).toEqual([]);
+  }
+  expect([...shown].sort()).toEqual(Object.keys(EXAMPLES).sort());
+  expect(violations).toEqual([]);
+});
+
+test("discovery's documentation links lead to the docs", async ({ page }) => {
+  const discovery = (await (
+    await fetch(`${E2E_ORIGIN}/.well-known/oauth-authorization-server`)
+  ).json()) as { service_documentation: string; open_banking_io: { documentation: string } };
+  expect(discovery.service_documentation).toBe(`${E2E_ORIGIN}/docs`);
+  for (const link of [discovery.service_documentation, discovery.open_banking_io.documentation]) {
+    const response = await page.goto(link);
+    expect(response?.status(), link).toBe(200);
+    await expect(page).toHaveURL(`${E2E_ORIGIN}/docs`);
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("Quick start");
+  }
+});
+
+/** Runs a shell example exactly as printed, with its variables set. */
+async function runShell(
+  example: ShellExample,
+  variables: Partial<Record<ShellVariable, string>>,
+): Promise<string> {
+  const env: Record<string, string> = {};
+  for (const name of example.variables) {
+    const value = variables[name];
+    if (value === undefined) throw new Error(`${example.id} needs ${name}`);
+    env[name] = value;
+  }
+  const { stdout } = await run("bash", ["-c", exampleSource(example)], {
+    env: childEnv(env),
+    timeout: 60_000,
+  });
+  return stdout;
+}
+
+/** Runs a shell example that must fail (curl --fail-with-body exits 22); its printed body. */
+async function runShellFailing(
+  example: ShellExample,
+  variables: Partial<Record<ShellVariable, string>>,
+): Promise<{ exitCode: number; stdout: string }> {
+  try {
+    await runShell(example, variables);
+  } catch (error) {
+    const failure = error as { code?: number; stdout?: string };
+    return { exitCode: failure.code ?? -1, stdout: failure.stdout ?? "" };
+  }
+  throw new Error(`${example.id} succeeded`);
+}
+
+async function runShellJson<T>(
+  example: ShellExample,
+  variables: Partial<Record<ShellVariable, string>>,
+): Promise<T> {
+  return JSON.parse(await runShell(example, variables)) as T;
+}
+
+/** One user through the hosted flow in partner-key mode, started by the authorize-URL example. */
+async function connectUser(page: Page, client: JourneyClient) {
+  const pending = await buildAuthorizeUrl({
+    issuer: E2E_ORIGIN,
+    clientId: client.clientId,
+    redirectUri: client.redirectUri,
+  });
+  expect(pending.url.startsWith(`${E2E_ORIGIN}/oauth/authorize?`)).toBe(true);
+  const relay = partnerApp().nextRelay();
+  await page.goto(pending.url);
+  await signInByCode(page, uniqueEmail("docs"));
+  await expect(page).toHaveURL(/\/consent$/);
+  await page.locator('form[action="/consent/approve"] button[type="submit"]').click();
+  await connectSandboxBank(page, /Sandbox Nordbank DK/);
+  const body = new URLSearchParams(await relay);
+
+  // The relay example: state looked up and compared, iss checked against discovery.
+  expect(() => checkRelay(body, undefined, E2E_ORIGIN)).toThrow("state_mismatch");
+  expect(() => checkRelay(body, { ...pending, state: `${pending.state}x` }, E2E_ORIGIN)).toThrow(
+    "state_mismatch",
+  );
+  expect(() => checkRelay(body, pending, "https://attacker.example")).toThrow("issuer_mismatch");
+  const checked = checkRelay(body, pending, E2E_ORIGIN);
+  expect(checked.privateKey).toBe("");
+  expect(checked.verifier).toBe(pending.verifier);
+  return checked;
+}
+
+type Account = {
+  id: string;
+  needsReconnect: boolean;
+  enc: string | null;
+  uidEnc: string | null;
+  balances: { type: string; enc: string }[];
+};
+
+test("every example runs against the server, in order, with a real code and key", async ({
+  page,
+  browser,
+}) => {
+  const client = await createJourneyClient(partnerApp().redirectUri, {
+    recipientKey: true,
+    name: "Docs Partner",
+  });
+  const privateKey = client.recipientKey?.privateKeyPkcs8B64 ?? "";
+  const base = {
+    BASE_URL: E2E_ORIGIN,
+    CLIENT_ID: client.clientId,
+    CLIENT_SECRET: client.clientSecret,
+    REDIRECT_URI: client.redirectUri,
+  };
+
+  const discovery = await runShellJson<{ issuer: string; token_endpoint: string }>(
+    EXAMPLES.discovery,
+    base,
+  );
+  expect(discovery.issuer).toBe(E2E_ORIGIN);
+  expect(discovery.token_endpoint).toBe(`${E2E_ORIGIN}/oauth/token`);
+
+  // Token exchange, curl (client_secret_post).
+  const first = await connectUser(page, client);
+  const grant = { ...base, CODE: first.code, VERIFIER: first.verifier };
+  const token = await runShellJson<{ access_token: string; apiKey: string; user: string }>(
+    EXAMPLES.tokenCurl,
+    grant,
+  );
+  expect(token.access_token).toMatch(/^ebk_/);
+  expect(token.apiKey).toBe(token.access_token);
+  const firstKey = { ...base, API_KEY: token.access_token };
+  const userinfo = await runShellJson<{ sub: string; client_id: string }>(
+    EXAMPLES.userinfo,
+    firstKey,
+  );
+  expect(userinfo).toMatchObject({ sub: token.user, client_id: client.clientId });
+  // A code works once; replaying it also revokes the key it gave.
+  const replay = await runShellFailing(EXAMPLES.tokenCurl, grant);
+  expect(replay.exitCode).toBe(22);
+  expect(JSON.parse(replay.stdout)).toMatchObject({ error: "invalid_grant" });
+  expect((await runShellFailing(EXAMPLES.userinfo, firstKey)).exitCode).toBe(22);
+
+  // Token exchange, TypeScript (client_secret_basic), for a second user: its key reads the data.
+  const context = await browser.newContext();
+  const second = await connectUser(await context.newPage(), client);
+  await context.close();
+  const secondToken = await exchangeCode({
+    issuer: E2E_ORIGIN,
+    clientId: client.clientId,
+    clientSecret: client.clientSecret,
+    redirectUri: client.redirectUri,
+    code: second.code,
+    verifier: second.verifier,
+  });
+  expect(secondToken.access_token).toMatch(/^ebk_/);
+  expect(secondToken.user).not.toBe(token.user);
+
+  const keyed = { ...base, API_KEY: secondToken.access_token };
+  expect(await runShellJson<{ sub: string }>(EXAMPLES.userinfo, keyed)).toMatchObject({
+    sub: secondToken.user,
+  });
+
+  const accounts = await runShellJson<Account[]>(EXAMPLES.accounts, keyed);
+  expect(accounts.length).toBeGreaterThan(0);
+  const account = accounts.find((candidate) => !candidate.needsReconnect && candidate.uidEnc);
+  if (!account?.enc || !account.uidEnc) throw new Error("no syncable account");
+
+  // The envelope example opens the account with the partner's recipient key.
+  const details = openEnvelope<{ iban: string; ownerName: string }>(privateKey, account.enc);
+  expect(details.iban).toMatch(/^DK\d{2}[A-Z0-9]+$/);
+  const { uid } = openEnvelope<{ uid: string }>(privateKey, account.uidEnc);
+  expect(uid).toBeTruthy();
+  for (const balance of account.balances) {
+    expect(openEnvelope<{ amount: string }>(privateKey, balance.enc).amount).toMatch(
+      /^-?\d+(\.\d+)?$/,
+    );
+  }
+  expect(() =>
+    openEnvelope(privateKey, Buffer.from([2, ...Array(120).fill(7)]).toString("base64")),
+  ).toThrow("Invalid or unsupported envelope");
+
+  const withAccount = { ...keyed, ACCOUNT_ID: account.id, ACCOUNT_UID: uid };
+  const transactions = await runShellJson<{
+    items: { creditDebitIndicator: string; enc: string }[];
+    total: number;
+  }>(EXAMPLES.transactions, withAccount);
+  expect(transactions.total).toBeGreaterThan(0);
+  expect(transactions.items.length).toBe(Math.max(0, Math.min(50, transactions.total - 50)));
+  const newest = await fetch(`${E2E_ORIGIN}/api/accounts/${account.id}/transactions?limit=5`, {
+    headers: { "X-Api-Key": secondToken.access_token },
+  });
+  const firstPage = (await newest.json()) as typeof transactions;
+  expect(firstPage.total).toBe(transactions.total);
+  for (const item of [...firstPage.items, ...transactions.items.slice(0, 5)]) {
+    expect(["CRDT", "DBIT"]).toContain(item.creditDebitIndicator);
+    expect(openEnvelope<{ amount: string }>(privateKey, item.enc).amount).toMatch(/^\d+(\.\d+)?$/);
+  }
+
+  const connections = await runShellJson<{ isLive: boolean; accountIds: string[] }[]>(
+    EXAMPLES.connections,
+    keyed,
+  );
+  expect(connections.some((connection) => connection.accountIds.includes(account.id))).toBe(true);
+  expect(connections.every((connection) => connection.isLive)).toBe(true);
+
+  const synced = await runShellJson<{ newTransactions: number; totalFetched: number }>(
+    EXAMPLES.syncOne,
+    withAccount,
+  );
+  expect(synced.newTransactions).toBeGreaterThanOrEqual(0);
+  expect(synced.totalFetched).toBeGreaterThan(0);
+
+  const bulk = await runShellJson<{
+    accounts: number;
+    newTransactions: number;
+    failures: unknown[];
+  }>(EXAMPLES.syncBulk, withAccount);
+  expect(bulk).toMatchObject({ accounts: 1, failures: [] });
+  expect(bulk.newTransactions).toBeGreaterThanOrEqual(0);
+
+  // Revoke the key; a revoked key is refused at once.
+  expect((await runShell(EXAMPLES.revoke, keyed)).trim()).toBe("200");
+  expect((await runShellFailing(EXAMPLES.accounts, keyed)).exitCode).toBe(22);
+  const refused = await fetch(`${E2E_ORIGIN}/api/accounts`, {
+    headers: { "X-Api-Key": secondToken.access_token },
+  });
+  expect(refused.status).toBe(401);
+  // Revoking again, or an unknown key, still answers 200.
+  expect((await runShell(EXAMPLES.revoke, keyed)).trim()).toBe("200");
+});

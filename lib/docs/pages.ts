@@ -1,0 +1,31 @@
+import type { ExampleKey } from "./examples";
+
+/** The documentation's pages, in reading order: the nav and the e2e test use this list. */
+export interface DocPage {
+  path: string;
+  title: string;
+  /** The examples the page shows. */
+  examples: ExampleKey[];
+}
+
+export const DOC_PAGES: DocPage[] = [
+  {
+    path: "/docs",
+    title: "Quick start",
+    examples: ["discovery", "authorizeUrl", "tokenCurl", "accounts"],
+  },
+  { path: "/docs/flow", title: "The flow", examples: ["authorizeUrl"] },
+  { path: "/docs/relay", title: "The relay", examples: ["relay"] },
+  {
+    path: "/docs/token",
+    title: "Token exchange",
+    examples: ["tokenCurl", "tokenTs", "userinfo", "revoke"],
+  },
+  { path: "/docs/data", title: "Data API", examples: ["accounts", "transactions", "connections"] },
+  { path: "/docs/envelopes", title: "Envelopes", examples: ["openEnvelope"] },
+  { path: "/docs/sync", title: "Sync", examples: ["syncOne", "syncBulk"] },
+  { path: "/docs/errors", title: "Errors and limits", examples: [] },
+  { path: "/docs/recipient-keys", title: "Recipient keys", examples: ["openEnvelope"] },
+];
+
+export const OPENAPI_PATH = "/openapi.json";
