@@ -91,6 +91,7 @@ const rawSchema = z.object({
   ENABLE_BANKING_PRIVATE_KEY: optionalString,
   RECIPIENT_KEY_REQUIRED: booleanFlag,
   DEMO_ENABLED: booleanFlag,
+  DEMO_PARTNER_PRIVATE_KEY: optionalString,
   DATA_DIR: z.preprocess(emptyToUndefined, z.string().default(".data")),
   LOG_LEVEL: z.preprocess(
     emptyToUndefined,
@@ -137,6 +138,7 @@ function finishEnv(raw: z.infer<typeof rawSchema>) {
     },
     recipientKeyRequired: raw.RECIPIENT_KEY_REQUIRED ?? false,
     demoEnabled: raw.DEMO_ENABLED ?? mode === "local",
+    demoPartnerPrivateKey: raw.DEMO_PARTNER_PRIVATE_KEY,
     logLevel: raw.LOG_LEVEL,
     dataDir: raw.DATA_DIR,
   };

@@ -243,6 +243,7 @@ async function finishCallback(
   const outcome = parseRelay(fields, {
     stateMatches: (state) => constantTimeEquals(session.stateHash, demoHash("state", state)),
     issuer,
+    partnerPrivateKey: getEnv().demoPartnerPrivateKey,
   });
   if (outcome.kind === "state_mismatch") {
     steps.push(step("state check (constant time)", "state does not match", false));
@@ -270,7 +271,11 @@ async function finishCallback(
   steps.push(
     step(
       "Key and private key stored on the partner's server",
-      `X-Api-Key = ${maskSecret(apiKey)}; privateKey = ${maskSecret(outcome.privateKey)} (user-key mode: data is sealed to the user's key)`,
+      `X-Api-Key = ${maskSecret(apiKey)}; privateKey = ${maskSecret(outcome.privateKey)} (${
+        fields.privateKey
+          ? "user-key mode: data is sealed to the user's key"
+          : "partner-key mode: data is sealed to the partner's configured key"
+      })`,
     ),
   );
   return { status: "connected", apiKey, privateKey: outcome.privateKey };

@@ -145,6 +145,17 @@ describe("parseRelay (CONTRACT §3, newest rules)", () => {
     );
   });
 
+  it("opens partner-key relays (empty key fields) with the partner's configured key", () => {
+    const outcome = parseRelay(relay({ ...SUCCESS, privateKey: "", publicKey: "" }), {
+      ...expected("st-1"),
+      partnerPrivateKey: "partner-pkcs8",
+    });
+    expect(outcome).toMatchObject({ kind: "success", privateKey: "partner-pkcs8" });
+    // A relayed user key wins over the configured one.
+    const userKey = parseRelay(relay(SUCCESS), { ...expected("st-1"), partnerPrivateKey: "p" });
+    expect(userKey).toMatchObject({ kind: "success", privateKey: SUCCESS.privateKey });
+  });
+
   it("treats a repeated field as empty", () => {
     const form = new URLSearchParams(SUCCESS);
     form.append("state", "st-2");

@@ -100,7 +100,12 @@ export type RelayOutcome =
  */
 export function parseRelay(
   fields: RelayFields,
-  expected: { stateMatches: (state: string) => boolean; issuer: string },
+  expected: {
+    stateMatches: (state: string) => boolean;
+    issuer: string;
+    /** The partner's own recipient private key, for relays with empty key fields. */
+    partnerPrivateKey?: string;
+  },
 ): RelayOutcome {
   if (!fields.state || !expected.stateMatches(fields.state)) return { kind: "state_mismatch" };
   if (!fields.iss || !constantTimeEquals(trimSlashes(expected.issuer), trimSlashes(fields.iss))) {
@@ -113,13 +118,10 @@ export function parseRelay(
     return { kind: "oauth_error", error: fields.error, description: fields.error_description };
   }
   if (!fields.code) return { kind: "missing_code" };
-  if (!fields.privateKey) return { kind: "missing_private_key" };
-  return {
-    kind: "success",
-    code: fields.code,
-    privateKey: fields.privateKey,
-    publicKey: fields.publicKey,
-  };
+  // Partner-key mode relays empty key fields: the data opens with the partner's own key.
+  const privateKey = fields.privateKey || expected.partnerPrivateKey;
+  if (!privateKey) return { kind: "missing_private_key" };
+  return { kind: "success", code: fields.code, privateKey, publicKey: fields.publicKey };
 }
 
 /** Shows the first and last characters of a secret, never the whole of it. */
