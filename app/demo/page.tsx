@@ -1,7 +1,8 @@
 import { cookies } from "next/headers";
 import { notFound } from "next/navigation";
 import { getLocale, getTranslations } from "next-intl/server";
-import { demoCookieName, isDemoEnabled, loadDemoView, type DemoAccount } from "@/lib/demo/demo";
+import { demoCookieName, isDemoEnabled } from "@/lib/demo/demo";
+import { loadDemoView, type DemoAccount } from "@/lib/demo/view";
 
 /**
  * The demo partner's page (/demo). Everything it shows comes from the demo's

@@ -3,15 +3,13 @@ import { db, type Prisma } from "../db/client";
 import { getEnv } from "../env";
 import { cookieName, readCookie, serializeCookie } from "../http/cookies";
 import { API_CSP } from "../http/security-headers";
-import { openEnvelope, openOptional } from "./envelope";
+import { openOptional } from "./envelope";
 import {
   discover,
   exchangeCode,
   getAccounts,
-  getTransactions,
   revokeKey,
   syncAll,
-  type AccountWire,
   type DemoStep,
   type SyncResult,
 } from "./partner-http";
@@ -54,7 +52,7 @@ export type DemoStatus = "pending" | "processing" | "connected" | "denied" | "fa
 const PENDING_LIFETIME_MS = 50 * 60 * 1000;
 const CONNECTED_LIFETIME_MS = 24 * 60 * 60 * 1000;
 const COOKIE_MAX_AGE_SECONDS = 24 * 60 * 60;
-const LATEST_TRANSACTIONS = 10;
+export const LATEST_TRANSACTIONS = 10;
 
 const isHttps = () => getEnv().issuer.startsWith("https://");
 export const demoCookieName = () => cookieName("demo_browser", isHttps());
@@ -77,11 +75,11 @@ const plain = (status: number, text: string) =>
 
 export const demoNotFound = () => plain(404, "Not found");
 
-const step = (label: string, detail: string, ok = true): DemoStep => ({ label, detail, ok });
+export const step = (label: string, detail: string, ok = true): DemoStep => ({ label, detail, ok });
 
 const toJson = (value: unknown) => JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;
 
-function parseSteps(value: unknown): DemoStep[] {
+export function parseSteps(value: unknown): DemoStep[] {
   if (!Array.isArray(value)) return [];
   return value.flatMap((item: unknown) => {
     if (typeof item !== "object" || item === null) return [];
@@ -111,7 +109,7 @@ async function readForm(request: Request): Promise<URLSearchParams> {
 }
 
 /** The browser's latest live session, found only through its own cookie. */
-async function findBrowserSession(browserId: string | null | undefined) {
+export async function findBrowserSession(browserId: string | null | undefined) {
   if (!browserId) return null;
   return db().demoSession.findFirst({
     where: { browserHash: demoHash("browser", browserId), expiresAt: { gt: new Date() } },
@@ -119,7 +117,7 @@ async function findBrowserSession(browserId: string | null | undefined) {
   });
 }
 
-type DemoSessionRow = NonNullable<Awaited<ReturnType<typeof findBrowserSession>>>;
+export type DemoSessionRow = NonNullable<Awaited<ReturnType<typeof findBrowserSession>>>;
 
 /** POST /demo/start: PKCE + state kept server-side, then off to /oauth/authorize. */
 export async function handleDemoStart(request: Request): Promise<Response> {
@@ -281,7 +279,9 @@ async function finishCallback(
   return { status: "connected", apiKey, privateKey: outcome.privateKey };
 }
 
-function credentialsOf(session: DemoSessionRow): { apiKey: string; privateKey: string } | null {
+export function credentialsOf(
+  session: DemoSessionRow,
+): { apiKey: string; privateKey: string } | null {
   if (session.status !== "connected" || !session.apiKeyEnc || !session.privateKeyEnc) return null;
   return {
     apiKey: openFromStorage(session.apiKeyEnc),
@@ -372,122 +372,4 @@ export async function handleDemoRevoke(request: Request): Promise<Response> {
     },
   });
   return redirect("/demo");
-}
-
-export interface DemoAccount {
-  id: string;
-  bank: string;
-  currency: string;
-  needsReconnect: boolean;
-  ownerName: string | null;
-  iban: string | null;
-  accountName: string | null;
-  displayName: string | null;
-  balances: { type: string; amount: string; currency: string }[];
-  transactions: {
-    id: string;
-    date: string | null;
-    amount: string;
-    currency: string;
-    description: string | null;
-  }[];
-}
-
-export interface DemoView {
-  startToken: string | null;
-  session: {
-    status: DemoStatus;
-    steps: DemoStep[];
-    lastSync: SyncResult | null;
-    syncToken: string;
-    revokeToken: string;
-    accounts: DemoAccount[];
-  } | null;
-}
-
-type AccountEnc = { ownerName?: string | null; iban?: string | null; accountName?: string | null };
-type TransactionEnc = {
-  amount?: string | null;
-  creditorName?: string | null;
-  debtorName?: string | null;
-  remittanceInformation?: string | null;
-};
-
-async function readAccount(
-  apiKey: string,
-  privateKey: string,
-  account: AccountWire,
-  steps: DemoStep[],
-): Promise<DemoAccount> {
-  const details = openOptional<AccountEnc>(privateKey, account.enc);
-  const display = openOptional<{ displayName?: string | null }>(privateKey, account.displayNameEnc);
-  const page = await getTransactions(apiKey, account.id, LATEST_TRANSACTIONS);
-  steps.push(page.step);
-  return {
-    id: account.id,
-    bank: `${account.aspspName} (${account.aspspCountry})`,
-    currency: account.currency,
-    needsReconnect: account.needsReconnect,
-    ownerName: details?.ownerName ?? null,
-    iban: details?.iban ?? null,
-    accountName: details?.accountName ?? null,
-    displayName: display?.displayName ?? null,
-    balances: (account.balances ?? []).map((balance) => ({
-      type: balance.type,
-      currency: balance.currency,
-      amount: openOptional<{ amount?: string }>(privateKey, balance.enc)?.amount ?? "0",
-    })),
-    transactions: (page.body?.items ?? []).slice(0, LATEST_TRANSACTIONS).map((item) => {
-      const enc = item.enc ? openEnvelope<TransactionEnc>(privateKey, item.enc) : null;
-      const amount = enc?.amount ?? "0";
-      const debit = item.creditDebitIndicator === "DBIT";
-      return {
-        id: item.id,
-        date: item.bookingDate ?? item.transactionDate ?? null,
-        // CONTRACT §8.4: amounts are unsigned; the indicator gives the sign.
-        amount: debit ? `-${amount}` : amount,
-        currency: item.currency,
-        description:
-          (debit ? enc?.creditorName : enc?.debtorName) ?? enc?.remittanceInformation ?? null,
-      };
-    }),
-  };
-}
-
-/** What /demo shows this browser: its own session, read live from the data API. */
-export async function loadDemoView(browserId: string | null | undefined): Promise<DemoView> {
-  const startToken = browserId ? startCsrfToken(browserId) : null;
-  const session = await findBrowserSession(browserId);
-  if (!session) return { startToken, session: null };
-  const steps = parseSteps(session.steps);
-  const accounts: DemoAccount[] = [];
-  const credentials = credentialsOf(session);
-  if (credentials) {
-    const listed = await getAccounts(credentials.apiKey);
-    steps.push({ ...listed.step, label: `${listed.step.label} (this page view)` });
-    try {
-      for (const account of listed.body ?? []) {
-        accounts.push(
-          await readAccount(credentials.apiKey, credentials.privateKey, account, steps),
-        );
-      }
-      steps.push(
-        step("Envelopes opened with the relayed private key", `${accounts.length} account(s)`),
-      );
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      steps.push(step("Envelope could not be opened", message, false));
-    }
-  }
-  return {
-    startToken,
-    session: {
-      status: session.status as DemoStatus,
-      steps,
-      lastSync: (session.lastSync as SyncResult | null) ?? null,
-      syncToken: sessionCsrfToken(session, "sync"),
-      revokeToken: sessionCsrfToken(session, "revoke"),
-      accounts,
-    },
-  };
 }

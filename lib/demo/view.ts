@@ -1,0 +1,137 @@
+/** What /demo shows: the browser's own session, its steps and its accounts read live. */
+
+import { openEnvelope, openOptional } from "./envelope";
+import {
+  getAccounts,
+  getTransactions,
+  type AccountWire,
+  type DemoStep,
+  type SyncResult,
+} from "./partner-http";
+import {
+  credentialsOf,
+  findBrowserSession,
+  LATEST_TRANSACTIONS,
+  parseSteps,
+  sessionCsrfToken,
+  startCsrfToken,
+  step,
+  type DemoStatus,
+} from "./demo";
+export interface DemoAccount {
+  id: string;
+  bank: string;
+  currency: string;
+  needsReconnect: boolean;
+  ownerName: string | null;
+  iban: string | null;
+  accountName: string | null;
+  displayName: string | null;
+  balances: { type: string; amount: string; currency: string }[];
+  transactions: {
+    id: string;
+    date: string | null;
+    amount: string;
+    currency: string;
+    description: string | null;
+  }[];
+}
+
+export interface DemoView {
+  startToken: string | null;
+  session: {
+    status: DemoStatus;
+    steps: DemoStep[];
+    lastSync: SyncResult | null;
+    syncToken: string;
+    revokeToken: string;
+    accounts: DemoAccount[];
+  } | null;
+}
+
+type AccountEnc = { ownerName?: string | null; iban?: string | null; accountName?: string | null };
+type TransactionEnc = {
+  amount?: string | null;
+  creditorName?: string | null;
+  debtorName?: string | null;
+  remittanceInformation?: string | null;
+};
+
+async function readAccount(
+  apiKey: string,
+  privateKey: string,
+  account: AccountWire,
+  steps: DemoStep[],
+): Promise<DemoAccount> {
+  const details = openOptional<AccountEnc>(privateKey, account.enc);
+  const display = openOptional<{ displayName?: string | null }>(privateKey, account.displayNameEnc);
+  const page = await getTransactions(apiKey, account.id, LATEST_TRANSACTIONS);
+  steps.push(page.step);
+  return {
+    id: account.id,
+    bank: `${account.aspspName} (${account.aspspCountry})`,
+    currency: account.currency,
+    needsReconnect: account.needsReconnect,
+    ownerName: details?.ownerName ?? null,
+    iban: details?.iban ?? null,
+    accountName: details?.accountName ?? null,
+    displayName: display?.displayName ?? null,
+    balances: (account.balances ?? []).map((balance) => ({
+      type: balance.type,
+      currency: balance.currency,
+      amount: openOptional<{ amount?: string }>(privateKey, balance.enc)?.amount ?? "0",
+    })),
+    transactions: (page.body?.items ?? []).slice(0, LATEST_TRANSACTIONS).map((item) => {
+      const enc = item.enc ? openEnvelope<TransactionEnc>(privateKey, item.enc) : null;
+      const amount = enc?.amount ?? "0";
+      const debit = item.creditDebitIndicator === "DBIT";
+      return {
+        id: item.id,
+        date: item.bookingDate ?? item.transactionDate ?? null,
+        // CONTRACT §8.4: amounts are unsigned; the indicator gives the sign.
+        amount: debit ? `-${amount}` : amount,
+        currency: item.currency,
+        description:
+          (debit ? enc?.creditorName : enc?.debtorName) ?? enc?.remittanceInformation ?? null,
+      };
+    }),
+  };
+}
+
+/** What /demo shows this browser: its own session, read live from the data API. */
+export async function loadDemoView(browserId: string | null | undefined): Promise<DemoView> {
+  const startToken = browserId ? startCsrfToken(browserId) : null;
+  const session = await findBrowserSession(browserId);
+  if (!session) return { startToken, session: null };
+  const steps = parseSteps(session.steps);
+  const accounts: DemoAccount[] = [];
+  const credentials = credentialsOf(session);
+  if (credentials) {
+    const listed = await getAccounts(credentials.apiKey);
+    steps.push({ ...listed.step, label: `${listed.step.label} (this page view)` });
+    try {
+      for (const account of listed.body ?? []) {
+        accounts.push(
+          await readAccount(credentials.apiKey, credentials.privateKey, account, steps),
+        );
+      }
+      steps.push(
+        step("Envelopes opened with the relayed private key", `${accounts.length} account(s)`),
+      );
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      steps.push(step("Envelope could not be opened", message, false));
+    }
+  }
+  return {
+    startToken,
+    session: {
+      status: session.status as DemoStatus,
+      steps,
+      lastSync: (session.lastSync as SyncResult | null) ?? null,
+      syncToken: sessionCsrfToken(session, "sync"),
+      revokeToken: sessionCsrfToken(session, "revoke"),
+      accounts,
+    },
+  };
+}
