@@ -1,32 +1,12 @@
-import { createDecipheriv, createECDH, createPrivateKey, hkdfSync } from "node:crypto";
+import { openEnvelope } from "../../lib/docs/examples/open-envelope";
+
+export { openEnvelope };
 
 /**
  * A partner application written from CONTRACT.md alone: plain HTTP calls in
- * the published SDKs' shapes and its own envelope opener (§8.2), sharing no
- * code with the service.
+ * the published SDKs' shapes and the envelope opener the partner
+ * documentation publishes (§8.2), sharing no code with the service itself.
  */
-
-export function openEnvelope<T>(privateKeyPkcs8B64: string, envelopeB64: string): T {
-  const bytes = Buffer.from(envelopeB64, "base64");
-  if (bytes.length < 94 || bytes[0] !== 0x01) throw new Error("Invalid or unsupported envelope");
-  const ephemeral = bytes.subarray(1, 66);
-  const nonce = bytes.subarray(66, 78);
-  const tag = bytes.subarray(78, 94);
-  const ciphertext = bytes.subarray(94);
-  const jwk = createPrivateKey({
-    key: Buffer.from(privateKeyPkcs8B64, "base64"),
-    format: "der",
-    type: "pkcs8",
-  }).export({ format: "jwk" });
-  const ecdh = createECDH("prime256v1");
-  ecdh.setPrivateKey(Buffer.from(jwk.d ?? "", "base64url"));
-  const shared = ecdh.computeSecret(ephemeral);
-  const key = Buffer.from(hkdfSync("sha256", shared, Buffer.alloc(32), "bank.core.ci/zk/v1", 32));
-  const decipher = createDecipheriv("aes-256-gcm", key, nonce);
-  decipher.setAuthTag(tag);
-  const plaintext = Buffer.concat([decipher.update(ciphertext), decipher.final()]);
-  return JSON.parse(plaintext.toString("utf8")) as T;
-}
 
 export class ContractPartner {
   constructor(
