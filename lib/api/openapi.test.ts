@@ -72,5 +72,26 @@ describe("/openapi.json", () => {
       "uidEnc",
     ]);
     expect(document.components.schemas.SyncRequest?.properties).toHaveProperty("uid");
+    // The OAuth and partner bodies come from the schemas their handlers are typed by.
+    for (const id of [
+      "TokenResponse",
+      "Userinfo",
+      "Partner",
+      "BrandingRecord",
+      "Client",
+      "NewClient",
+      "RecipientKeyChallenge",
+    ]) {
+      expect(Object.keys(document.components.schemas)).toContain(id);
+    }
+    expect(Object.keys(document.components.schemas.TokenResponse?.properties ?? {})).toEqual([
+      "access_token",
+      "token_type",
+      "expires_in",
+      "scope",
+      "apiKey",
+      "apiBaseUrl",
+      "user",
+    ]);
   });
 });

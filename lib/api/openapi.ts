@@ -1,12 +1,15 @@
 import { z } from "zod";
 import { getEnv } from "../env";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./data";
+import "../oauth/schemas";
+import "../partners/schemas";
 import "./schemas";
 
 /**
- * GET /openapi.json: OpenAPI 3.1 for every public endpoint. The data API's
- * schemas come from lib/api/schemas.ts (the ones its handlers parse with and
- * its wire mappers are typed by); the rest are described here.
+ * GET /openapi.json: OpenAPI 3.1 for every public endpoint. Every JSON body
+ * schema comes from the zod schemas the handlers parse with or are typed by
+ * (lib/api/schemas.ts, lib/oauth/schemas.ts, lib/partners/schemas.ts); this
+ * file adds the paths, parameters and form bodies.
  */
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
@@ -95,16 +98,7 @@ function paths() {
           ["grant_type", "code", "code_verifier"],
         ),
         responses: {
-          "200": json({
-            type: "object",
-            properties: {
-              access_token: str,
-              token_type: { const: "Bearer" },
-              expires_in: { type: "integer" },
-              scope: str,
-              user: str,
-            },
-          }),
+          "200": json(ref("TokenResponse")),
           "400": error("invalid_request, unsupported_grant_type or invalid_grant"),
           "401": error("invalid_client"),
         },
@@ -125,7 +119,7 @@ function paths() {
       get: {
         summary: "Who an API key reads for",
         security: apiKey,
-        responses: { "200": json({ type: "object" }), ...keyRefusals },
+        responses: { "200": json(ref("Userinfo")), ...keyRefusals },
       },
     },
     "/oauth/cancel": {
@@ -230,7 +224,6 @@ function paths() {
 }
 
 function partnerPaths() {
-  const branding = { type: "object", description: "The branding record (SPEC 2.5)" };
   const owner = (summary: string, responses: Record<string, object>, extra: object = {}) => ({
     summary,
     security: ownerSession,
@@ -248,7 +241,10 @@ function partnerPaths() {
   const install = {
     put: owner(
       "Install the decryption key (CONTRACT §9)",
-      { "200": json({ type: "object" }), "400": error("invalid_challenge or invalid_public_key") },
+      {
+        "200": json(ref("RecipientKeyInstalled")),
+        "400": error("invalid_challenge or invalid_public_key"),
+      },
       body({
         type: "object",
         properties: { publicKey: str, challengeAnswer: str },
@@ -259,25 +255,24 @@ function partnerPaths() {
   const challenge = {
     post: owner(
       "The possession challenge: an envelope sealed to the key",
-      { "200": json({ type: "object" }), "400": error("invalid_public_key") },
+      { "200": json(ref("RecipientKeyChallenge")), "400": error("invalid_public_key") },
       body({ type: "object", properties: { publicKey: str }, required: ["publicKey"] }),
     ),
   };
+  const partner = json(ref("Partner"));
   return {
-    "/api/partner/me": {
-      get: owner("The partner with its branding", { "200": json({ type: "object" }) }),
-    },
+    "/api/partner/me": { get: owner("The partner with its branding", { "200": partner }) },
     "/api/partner/branding": {
       put: owner(
         "Replace the branding record",
-        { "200": json({ type: "object" }), "400": error("Each violation named") },
-        body(branding),
+        { "200": partner, "400": error("Each violation named") },
+        body(ref("BrandingRecord")),
       ),
     },
     "/api/partner/logo": {
       post: owner(
         "Upload the logo (PNG, JPEG or WebP bytes)",
-        { "200": json({ type: "object" }), "400": error("Unsupported or too large") },
+        { "200": partner, "400": error("Unsupported or too large") },
         {
           requestBody: {
             required: true,
@@ -294,32 +289,28 @@ function partnerPaths() {
       get: {
         summary: "What the screens show of a client's partner (anonymous, cacheable)",
         ...clientId,
-        responses: { "200": json({ type: "object" }), "404": error("Unknown client") },
+        responses: { "200": json(ref("ClientBranding")), "404": error("Unknown client") },
       },
     },
     "/api/partner/clients": {
       get: owner("The partner's Connect clients", {
-        "200": json({ type: "array", items: { type: "object" } }),
+        "200": json({ type: "array", items: ref("Client") }),
       }),
       post: owner(
         "Create a client; the secret is shown once",
-        { "201": json({ type: "object" }), "400": error("invalid_client_metadata") },
-        body({
-          type: "object",
-          properties: { name: str, redirectUris: { type: "array", items: str } },
-          required: ["name", "redirectUris"],
-        }),
+        { "201": json(ref("NewClient")), "400": error("invalid_client_metadata") },
+        body(ref("ClientMetadata")),
       ),
     },
     "/api/partner/clients/{clientId}": {
       patch: owner(
         "Rename or replace redirect URIs",
         {
-          "200": json({ type: "object" }),
+          "200": json(ref("Client")),
           "400": error("invalid_client_metadata"),
           "404": error("not_found"),
         },
-        { ...clientId, ...body({ type: "object" }) },
+        { ...clientId, ...body(ref("ClientMetadata")) },
       ),
       delete: owner(
         "Delete the client; its keys stop working",
@@ -330,7 +321,7 @@ function partnerPaths() {
     "/api/partner/clients/{clientId}/rotate-secret": {
       post: owner(
         "A new secret; the previous one works 24 hours",
-        { "200": json({ type: "object" }), "404": error("not_found") },
+        { "200": json(ref("RotatedSecret")), "404": error("not_found") },
         clientId,
       ),
     },

@@ -5,6 +5,7 @@ import { authenticateClient, readClientCredentials, usesBasicAuth } from "./clie
 import { redeemAuthorizationCode } from "./codes";
 import { assertNoDuplicates, bodyKind, optionalParam, readBodyText } from "./params";
 import { oauthErrorResponse, oauthJson } from "./responses";
+import type { TokenResponse } from "./schemas";
 
 /**
  * POST /oauth/token (SPEC 4.3, 7.2; CONTRACT §4): a form body, or the
@@ -112,7 +113,7 @@ export async function handleTokenRequest(request: Request): Promise<Response> {
       apiKey: issued.apiKey,
       apiBaseUrl: issuer,
       user: issued.subject,
-    });
+    } satisfies z.infer<typeof TokenResponse>);
   } catch (error) {
     return oauthErrorResponse(error, { basic });
   }

@@ -1,5 +1,7 @@
 import { authenticateApiKeyRequest } from "../keys/api-key-auth";
+import type { z } from "zod";
 import { oauthJson } from "./responses";
+import type { Userinfo } from "./schemas";
 
 /** GET /oauth/userinfo (SPEC 2.4; CONTRACT §6), authenticated by the API key. */
 export async function handleUserinfoRequest(request: Request): Promise<Response> {
@@ -12,5 +14,5 @@ export async function handleUserinfoRequest(request: Request): Promise<Response>
     client_id: principal.clientId,
     scope: principal.scope,
     expires_at: principal.expiresAt.toISOString(),
-  });
+  } satisfies z.infer<typeof Userinfo>);
 }

@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { BrandingRecordWire } from "./schemas";
 import { isLocale, locales, type Locale } from "../i18n/locales";
 
 /**
@@ -19,16 +21,8 @@ export const BRANDING_FIELDS = [
 
 export type BrandingField = (typeof BRANDING_FIELDS)[number];
 
-export interface BrandingRecord {
-  displayName: string | null;
-  logoUrl: string | null;
-  accentColor: string | null;
-  supportUrl: string | null;
-  termsUrl: string | null;
-  privacyUrl: string | null;
-  purpose: string | null;
-  defaultLanguage: Locale | null;
-}
+/** The record as stored and answered (lib/partners/schemas.ts). */
+export type BrandingRecord = z.infer<typeof BrandingRecordWire>;
 
 export interface BrandingViolation {
   field: string;

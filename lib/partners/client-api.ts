@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { ClientWire, NewClientWire, RotatedSecretWire } from "./schemas";
 import { db } from "../db/client";
 import { jsonResponse } from "../http/respond";
 import { log } from "../log";
@@ -42,7 +44,7 @@ type MetadataParse =
   { ok: true; metadata: ClientMetadata } | { ok: false; violations: ClientMetadataViolation[] };
 
 /** What the dashboard sees of a client: never a secret or a hash. */
-function toClientWire(client: ClientSummary) {
+function toClientWire(client: ClientSummary): z.infer<typeof ClientWire> {
   return {
     clientId: client.id,
     name: client.name,
@@ -216,7 +218,12 @@ export function handleCreateClient(request: Request): Promise<Response> {
     });
     log.info("partner.client_created", { partner_id: partnerId, client_id: client.id });
     return json(
-      { clientId: client.id, clientSecret, name: client.name, redirectUris: client.redirectUris },
+      {
+        clientId: client.id,
+        clientSecret,
+        name: client.name,
+        redirectUris: client.redirectUris,
+      } satisfies z.infer<typeof NewClientWire>,
       201,
     );
   });
@@ -260,7 +267,7 @@ export function handleRotateClientSecret(
     return json({
       clientSecret: rotated.clientSecret,
       previousSecretExpiresAt: rotated.previousSecretExpiresAt.toISOString(),
-    });
+    } satisfies z.infer<typeof RotatedSecretWire>);
   });
 }
 

@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { ClientBrandingWire, PartnerWire } from "./schemas";
 import { db } from "../db/client";
 import { jsonResponse } from "../http/respond";
 import { log } from "../log";
@@ -47,7 +49,7 @@ export function toBrandingWire(partner: PartnerWithLogo): BrandingRecord {
   };
 }
 
-export function toPartnerWire(partner: PartnerWithLogo) {
+export function toPartnerWire(partner: PartnerWithLogo): z.infer<typeof PartnerWire> {
   return {
     id: partner.id,
     name: partner.name,
@@ -188,7 +190,7 @@ export async function handleClientBranding(clientId: string): Promise<Response> 
       termsUrl: partner?.termsUrl ?? null,
       privacyUrl: partner?.privacyUrl ?? null,
       defaultLanguage: partner?.defaultLanguage ?? null,
-    },
+    } satisfies z.infer<typeof ClientBrandingWire>,
     { headers: { "Cache-Control": "public, max-age=300" } },
   );
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { RecipientKeyChallengeWire, RecipientKeyInstalledWire } from "./schemas";
 import { timingSafeEqualString } from "../crypto/constant-time";
 import {
   ENVELOPE_ERROR_MESSAGES,
@@ -198,14 +199,20 @@ export function handleRecipientKeyChallenge(
         envelope: sealJson(publicKey, { nonce }),
         issuedAt: issuedAt.toISOString(),
         expiresAt: new Date(issuedAt.getTime() + RECIPIENT_KEY_CHALLENGE_TTL_MS).toISOString(),
-      },
+      } satisfies z.infer<typeof RecipientKeyChallengeWire>,
       { headers: NO_STORE },
     );
   });
 }
 
 const installedResponse = (fingerprint: string, installedAt: Date) =>
-  jsonResponse({ fingerprint, installedAt: installedAt.toISOString() }, { headers: NO_STORE });
+  jsonResponse(
+    {
+      fingerprint,
+      installedAt: installedAt.toISOString(),
+    } satisfies z.infer<typeof RecipientKeyInstalledWire>,
+    { headers: NO_STORE },
+  );
 
 /**
  * PUT /api/partners/mine/recipient-key: `{publicKey, challengeAnswer}` →
