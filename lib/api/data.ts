@@ -1,6 +1,6 @@
 import { db } from "../db/client";
 import { isUuid } from "../db/uuid";
-import { jsonResponse } from "../http/respond";
+import { errorJson, privateJson } from "../http/respond";
 import type { ApiKeyPrincipal } from "../keys/api-keys";
 import { toAccountWire, toConnectionWire, toTransactionWire } from "./wire";
 
@@ -14,16 +14,12 @@ export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 500;
 const MAX_OFFSET = 10_000_000;
 
-const NO_STORE = { "Cache-Control": "no-store" };
-
-export const apiJson = (body: unknown, status = 200, headers: HeadersInit = {}) =>
-  jsonResponse(body, { status, headers: { ...NO_STORE, ...headers } });
+export const apiJson = privateJson;
 
 export const invalidRequest = (description: string) =>
-  apiJson({ error: "invalid_request", error_description: description }, 400);
+  errorJson(400, "invalid_request", description);
 
-export const accountNotFound = () =>
-  apiJson({ error: "not_found", error_description: "no such account" }, 404);
+export const accountNotFound = () => errorJson(404, "not_found", "no such account");
 
 /** The tenant's account with this id, or null (malformed ids included). */
 export async function findTenantAccount(principal: ApiKeyPrincipal, accountId: string) {

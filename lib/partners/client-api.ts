@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { ClientWire, NewClientWire, RotatedSecretWire } from "./schemas";
 import { db } from "../db/client";
-import { jsonResponse } from "../http/respond";
+import { errorJson, NO_STORE, privateJson } from "../http/respond";
 import { log } from "../log";
 import { createClient, listClients, rotateClientSecret, type ClientSummary } from "./clients";
 import { PartnerError, type PartnerErrorCode } from "./errors";
@@ -21,8 +21,6 @@ import { parseRedirectUris, type RedirectUriProblem } from "./redirect-uris";
  * A client of another partner, or a house client, answers 404 and is never
  * touched: every lookup and write is scoped to the owner's partner.
  */
-
-const NO_STORE = { "Cache-Control": "no-store" };
 
 /** Client names on the dashboard: one line, like the branding display name. */
 export const MAX_CLIENT_NAME = 80;
@@ -54,10 +52,8 @@ function toClientWire(client: ClientSummary): z.infer<typeof ClientWire> {
   };
 }
 
-const json = (body: unknown, status = 200) => jsonResponse(body, { status, headers: NO_STORE });
-
-const refuse = (status: number, error: string, description: string) =>
-  json({ error, error_description: description }, status);
+const json = privateJson;
+const refuse = errorJson;
 
 const clientNotFound = () => refuse(404, "not_found", "no such client");
 

@@ -4,7 +4,7 @@ import { keyedHash } from "../crypto/keyed-hash";
 import { db } from "../db/client";
 import { isUuid } from "../db/uuid";
 import { isSameOrigin } from "../flow/csrf";
-import { jsonResponse } from "../http/respond";
+import { errorJson } from "../http/respond";
 import { refuseOutsideScope } from "../keys/api-key-auth";
 import { readApiKeyCredential } from "../keys/api-keys";
 
@@ -27,11 +27,7 @@ export interface OwnedPartner {
   partnerId: string;
 }
 
-const refuse = (status: number, error: string, description: string) =>
-  jsonResponse(
-    { error, error_description: description },
-    { status, headers: { "Cache-Control": "no-store" } },
-  );
+const refuse = errorJson;
 
 /** The partners a user owns, oldest first. */
 export function ownedPartners(userId: string) {

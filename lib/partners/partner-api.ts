@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { ClientBrandingWire, PartnerWire } from "./schemas";
 import { db } from "../db/client";
-import { jsonResponse } from "../http/respond";
+import { jsonResponse, privateJson } from "../http/respond";
 import { log } from "../log";
 import { parseBrandingRecord, type BrandingRecord } from "./branding-record";
 import { readableTextOn } from "./branding";
@@ -14,8 +14,6 @@ import { authenticateOwner } from "./owner-session";
  * interactive session) and `GET /api/connect/clients/{client_id}/branding`
  * (anonymous, for the screens).
  */
-
-const NO_STORE = { "Cache-Control": "no-store" };
 
 type PartnerWithLogo = NonNullable<Awaited<ReturnType<typeof findPartner>>>;
 
@@ -69,18 +67,18 @@ export async function handlePartnerMe(request: Request): Promise<Response> {
   const owner = await authenticateOwner(request, { mutation: false });
   if (owner instanceof Response) return owner;
   const partner = await findPartner(owner.partnerId);
-  if (!partner) return jsonResponse({ error: "not_found" }, { status: 404, headers: NO_STORE });
-  return jsonResponse(toPartnerWire(partner), { headers: NO_STORE });
+  if (!partner) return privateJson({ error: "not_found" }, 404);
+  return privateJson(toPartnerWire(partner));
 }
 
 const invalidBranding = (violations: { field: string; message: string }[]) =>
-  jsonResponse(
+  privateJson(
     {
       error: "invalid_branding",
       error_description: violations.map((violation) => violation.message).join("; "),
       violations,
     },
-    { status: 400, headers: NO_STORE },
+    400,
   );
 
 /** The logo the record asks for: kept, cleared, or fetched from its https URL and stored. */
@@ -102,7 +100,7 @@ export async function handlePutBranding(request: Request): Promise<Response> {
   const owner = await authenticateOwner(request, { mutation: true });
   if (owner instanceof Response) return owner;
   const partner = await findPartner(owner.partnerId);
-  if (!partner) return jsonResponse({ error: "not_found" }, { status: 404, headers: NO_STORE });
+  if (!partner) return privateJson({ error: "not_found" }, 404);
   let body: unknown;
   try {
     body = JSON.parse(await request.text());
@@ -128,7 +126,7 @@ export async function handlePutBranding(request: Request): Promise<Response> {
     data: { ...fields, ...logo },
     include: { logo: { select: { contentType: true } } },
   });
-  return jsonResponse(toPartnerWire(updated), { headers: NO_STORE });
+  return privateJson(toPartnerWire(updated));
 }
 
 /** Reads at most `limit` bytes of the body; null when it is longer. */
@@ -161,7 +159,7 @@ export async function handleLogoUpload(request: Request): Promise<Response> {
     data: { logoHash: stored.hash, logoSourceUrl: null },
     include: { logo: { select: { contentType: true } } },
   });
-  return jsonResponse(toPartnerWire(updated), { headers: NO_STORE });
+  return privateJson(toPartnerWire(updated));
 }
 
 /** GET /api/connect/clients/{client_id}/branding: what the screens show; cacheable. */

@@ -10,7 +10,7 @@ import {
 } from "../crypto/envelope";
 import { keyedHash } from "../crypto/keyed-hash";
 import { db } from "../db/client";
-import { jsonResponse } from "../http/respond";
+import { errorJson, privateJson } from "../http/respond";
 import { log } from "../log";
 import { authenticateOwner } from "./owner-session";
 
@@ -52,8 +52,6 @@ const MAC_BYTES = 24;
 /** 32 bytes of standard base64: 43 characters and one "=". */
 const NONCE_PATTERN = /^[A-Za-z0-9+/]{43}=$/;
 
-const NO_STORE = { "Cache-Control": "no-store" };
-
 export interface Clock {
   now?: () => Date;
 }
@@ -79,10 +77,7 @@ export class RecipientKeyError extends Error {
 }
 
 const refusal = (error: RecipientKeyError) =>
-  jsonResponse(
-    { error: error.code, error_description: error.description },
-    { status: RECIPIENT_KEY_ERRORS[error.code], headers: NO_STORE },
-  );
+  errorJson(RECIPIENT_KEY_ERRORS[error.code], error.code, error.description);
 
 /** The nonce for one partner, one public key and one moment (see the design above). */
 export function challengeNonce(
@@ -193,26 +188,20 @@ export function handleRecipientKeyChallenge(
     const publicKey = parsePublicKey(body.publicKey);
     const issuedAt = now();
     const nonce = challengeNonce(partnerId, publicKey, issuedAt.getTime());
-    return jsonResponse(
-      {
-        fingerprint: recipientKeyFingerprint(publicKey),
-        envelope: sealJson(publicKey, { nonce }),
-        issuedAt: issuedAt.toISOString(),
-        expiresAt: new Date(issuedAt.getTime() + RECIPIENT_KEY_CHALLENGE_TTL_MS).toISOString(),
-      } satisfies z.infer<typeof RecipientKeyChallengeWire>,
-      { headers: NO_STORE },
-    );
+    return privateJson({
+      fingerprint: recipientKeyFingerprint(publicKey),
+      envelope: sealJson(publicKey, { nonce }),
+      issuedAt: issuedAt.toISOString(),
+      expiresAt: new Date(issuedAt.getTime() + RECIPIENT_KEY_CHALLENGE_TTL_MS).toISOString(),
+    } satisfies z.infer<typeof RecipientKeyChallengeWire>);
   });
 }
 
 const installedResponse = (fingerprint: string, installedAt: Date) =>
-  jsonResponse(
-    {
-      fingerprint,
-      installedAt: installedAt.toISOString(),
-    } satisfies z.infer<typeof RecipientKeyInstalledWire>,
-    { headers: NO_STORE },
-  );
+  privateJson({
+    fingerprint,
+    installedAt: installedAt.toISOString(),
+  } satisfies z.infer<typeof RecipientKeyInstalledWire>);
 
 /**
  * PUT /api/partners/mine/recipient-key: `{publicKey, challengeAnswer}` →
