@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable } from "../db/faults";
 import { authenticateApiKeyRequest, refuseOutsideScope } from "../keys/api-key-auth";
 import type { ApiKeyPrincipal } from "../keys/api-keys";
 import { log } from "../log";
@@ -14,23 +15,26 @@ type Operation = (
 /**
  * A data operation behind API-key authentication (SPEC 4.6, 5.3): 401 for a
  * missing or dead key, the operation otherwise, and a 503 (never a stack
- * trace) when something underneath fails.
+ * trace) when something underneath fails, the key lookup included: while the
+ * database is unreachable every call answers 503 transient with Retry-After.
  */
 export function dataOperation(operation: Operation) {
   return async (request: Request, context: RouteContext): Promise<Response> => {
-    const principal = await authenticateApiKeyRequest(request);
-    if (principal instanceof Response) return principal;
-    const raw = (await context.params) ?? {};
-    const params = Object.fromEntries(
-      Object.entries(raw).map(([name, value]) => [
-        name,
-        Array.isArray(value) ? value.join("/") : value,
-      ]),
-    );
     try {
+      const principal = await authenticateApiKeyRequest(request);
+      if (principal instanceof Response) return principal;
+      const raw = (await context.params) ?? {};
+      const params = Object.fromEntries(
+        Object.entries(raw).map(([name, value]) => [
+          name,
+          Array.isArray(value) ? value.join("/") : value,
+        ]),
+      );
       return await operation(principal, request, params);
     } catch (error) {
-      log.error("api.operation_failed", { error, path: new URL(request.url).pathname });
+      const path = new URL(request.url).pathname;
+      if (isDatabaseUnavailable(error)) log.warn("api.database_unavailable", { error, path });
+      else log.error("api.operation_failed", { error, path });
       return apiJson({ status: 503, reason: "transient" }, 503, { "Retry-After": "5" });
     }
   };

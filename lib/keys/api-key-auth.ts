@@ -1,5 +1,5 @@
 import { OAuthError } from "../oauth/errors";
-import { bearerErrorResponse } from "../oauth/responses";
+import { bearerErrorResponse, oauthErrorResponse } from "../oauth/responses";
 import { findActiveApiKey, readApiKeyCredential, type ApiKeyPrincipal } from "./api-keys";
 
 /**
@@ -26,7 +26,12 @@ export async function authenticateApiKeyRequest(
  * other API path answers 403 insufficient_scope to a valid key.
  */
 export async function refuseOutsideScope(request: Request): Promise<Response> {
-  const principal = await authenticateApiKeyRequest(request);
+  let principal;
+  try {
+    principal = await authenticateApiKeyRequest(request);
+  } catch (error) {
+    return oauthErrorResponse(error);
+  }
   if (principal instanceof Response) return principal;
   return bearerErrorResponse(
     new OAuthError("insufficient_scope", "the accounts.read scope does not permit this operation"),

@@ -11,7 +11,7 @@ import { SCOPE } from "./metadata";
 import { asciiName, findDuplicate, optionalParam } from "./params";
 import { isWellFormedS256Challenge } from "./pkce";
 import { errorFields, relayResponse } from "./relay";
-import { oauthJson } from "./responses";
+import { oauthJson, withRetryAfter } from "./responses";
 
 /**
  * GET /oauth/authorize (SPEC 4.2, 7.1; CONTRACT §2). Client and exact redirect
@@ -174,8 +174,13 @@ export async function handleAuthorizeRequest(request: Request): Promise<Response
     client = await assertClient(params);
     redirectUri = assertRedirectUri(params, client);
   } catch (error) {
+    // Before the client and redirect URI are known good nothing is relayed:
+    // bad input is a 400, an outage its own status (503 with Retry-After).
     const oauthError = toOAuthError(error);
-    return oauthJson(toErrorBody(oauthError), oauthError.status === 500 ? 500 : 400);
+    if (oauthError.code === "server_error")
+      log.error("authorize.server_error", { error: oauthError.cause });
+    const status = oauthError.status >= 500 ? oauthError.status : 400;
+    return withRetryAfter(oauthJson(toErrorBody(oauthError), status), oauthError);
   }
 
   const state = params.get("state");

@@ -1,7 +1,10 @@
+import { isDatabaseUnavailable } from "../db/faults";
+
 /**
  * OAuth errors, keyed by their RFC code (STYLE.md rule 4). The HTTP status
  * comes from one table; internals ride in `cause` and are logged, never
- * serialized. Anything unexpected becomes `server_error`.
+ * serialized. An unreachable database becomes `temporarily_unavailable` (503);
+ * anything else unexpected becomes `server_error`.
  */
 
 export const OAUTH_ERROR_STATUS = {
@@ -42,9 +45,19 @@ export function toErrorBody(error: OAuthError): { error: string; error_descripti
   return { error: error.code, error_description: error.description };
 }
 
+/** Seconds a client should wait before repeating a 503. */
+export const RETRY_AFTER_SECONDS = 5;
+
 /** Turns anything thrown into an OAuthError; the unexpected become server_error. */
 export function toOAuthError(error: unknown): OAuthError {
   if (error instanceof OAuthError) return error;
+  if (isDatabaseUnavailable(error)) {
+    return new OAuthError(
+      "temporarily_unavailable",
+      "the service is briefly unavailable; try again in a few seconds",
+      { cause: error },
+    );
+  }
   return new OAuthError("server_error", "the server could not complete the request", {
     cause: error,
   });

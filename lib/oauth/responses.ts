@@ -1,6 +1,6 @@
 import { log } from "../log";
 import { API_CSP } from "../http/security-headers";
-import { type OAuthError, toErrorBody, toOAuthError } from "./errors";
+import { type OAuthError, RETRY_AFTER_SECONDS, toErrorBody, toOAuthError } from "./errors";
 
 /** SPEC 4.3: token responses are never cached. */
 export const NO_STORE_HEADERS = { "Cache-Control": "no-store", Pragma: "no-cache" } as const;
@@ -23,10 +23,18 @@ export function oauthJson(body: unknown, status = 200): Response {
 export function oauthErrorResponse(thrown: unknown, options: { basic?: boolean } = {}): Response {
   const error = toOAuthError(thrown);
   if (error.code === "server_error") log.error("oauth.server_error", { error: error.cause });
-  const response = oauthJson(toErrorBody(error), error.status);
+  else if (error.status === 503 && error.cause)
+    log.warn("oauth.database_unavailable", { error: error.cause });
+  const response = withRetryAfter(oauthJson(toErrorBody(error), error.status), error);
   if (error.status === 401 && options.basic) {
     response.headers.set("WWW-Authenticate", 'Basic realm="oauth"');
   }
+  return response;
+}
+
+/** A 503 says when to come back. */
+export function withRetryAfter(response: Response, error: OAuthError): Response {
+  if (error.status === 503) response.headers.set("Retry-After", String(RETRY_AFTER_SECONDS));
   return response;
 }
 

@@ -1,11 +1,16 @@
 import { authenticateApiKeyRequest } from "../keys/api-key-auth";
 import type { z } from "zod";
-import { oauthJson } from "./responses";
+import { oauthErrorResponse, oauthJson } from "./responses";
 import type { Userinfo } from "./schemas";
 
 /** GET /oauth/userinfo (SPEC 2.4; CONTRACT §6), authenticated by the API key. */
 export async function handleUserinfoRequest(request: Request): Promise<Response> {
-  const principal = await authenticateApiKeyRequest(request);
+  let principal;
+  try {
+    principal = await authenticateApiKeyRequest(request);
+  } catch (error) {
+    return oauthErrorResponse(error);
+  }
   if (principal instanceof Response) return principal;
   return oauthJson({
     sub: principal.subject,

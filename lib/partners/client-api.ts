@@ -1,6 +1,8 @@
 import type { z } from "zod";
 import type { ClientWire, NewClientWire, RotatedSecretWire } from "./schemas";
 import { db } from "../db/client";
+import { isDatabaseUnavailable } from "../db/faults";
+import { temporarilyUnavailable } from "../http/outage";
 import { errorJson, NO_STORE, privateJson } from "../http/respond";
 import { log } from "../log";
 import { createClient, listClients, rotateClientSecret, type ClientSummary } from "./clients";
@@ -172,6 +174,10 @@ function toErrorResponse(error: unknown, path: string): Response {
       PARTNER_ERROR_RESPONSES[error.code as keyof typeof PARTNER_ERROR_RESPONSES];
     return refuse(status, code, error.message);
   }
+  if (isDatabaseUnavailable(error)) {
+    log.warn("partner.database_unavailable", { error, path });
+    return temporarilyUnavailable();
+  }
   log.error("partner.client_api_failed", { error, path });
   return refuse(500, "server_error", "something went wrong; try again");
 }
@@ -182,9 +188,9 @@ async function asOwner(
   mutation: boolean,
   operation: (partnerId: string) => Promise<Response>,
 ): Promise<Response> {
-  const owner = await authenticateOwner(request, { mutation });
-  if (owner instanceof Response) return owner;
   try {
+    const owner = await authenticateOwner(request, { mutation });
+    if (owner instanceof Response) return owner;
     return await operation(owner.partnerId);
   } catch (error) {
     return toErrorResponse(error, new URL(request.url).pathname);

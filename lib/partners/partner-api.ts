@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { ClientBrandingWire, PartnerWire } from "./schemas";
 import { db } from "../db/client";
+import { answeringOutages, temporarilyUnavailable } from "../http/outage";
 import { jsonResponse, privateJson } from "../http/respond";
 import { log } from "../log";
 import { parseBrandingRecord, type BrandingRecord } from "./branding-record";
@@ -63,13 +64,13 @@ export function toPartnerWire(partner: PartnerWithLogo): z.infer<typeof PartnerW
   };
 }
 
-export async function handlePartnerMe(request: Request): Promise<Response> {
+export const handlePartnerMe = answeringOutages(async (request: Request): Promise<Response> => {
   const owner = await authenticateOwner(request, { mutation: false });
   if (owner instanceof Response) return owner;
   const partner = await findPartner(owner.partnerId);
   if (!partner) return privateJson({ error: "not_found" }, 404);
   return privateJson(toPartnerWire(partner));
-}
+}, temporarilyUnavailable);
 
 const invalidBranding = (violations: { field: string; message: string }[]) =>
   privateJson(
@@ -96,7 +97,7 @@ async function resolveLogo(
 }
 
 /** PUT /api/partner/branding: replaces the whole record (omitted or blank fields are cleared). */
-export async function handlePutBranding(request: Request): Promise<Response> {
+export const handlePutBranding = answeringOutages(async (request: Request): Promise<Response> => {
   const owner = await authenticateOwner(request, { mutation: true });
   if (owner instanceof Response) return owner;
   const partner = await findPartner(owner.partnerId);
@@ -127,7 +128,7 @@ export async function handlePutBranding(request: Request): Promise<Response> {
     include: { logo: { select: { contentType: true } } },
   });
   return privateJson(toPartnerWire(updated));
-}
+}, temporarilyUnavailable);
 
 /** Reads at most `limit` bytes of the body; null when it is longer. */
 async function readLimited(request: Request, limit: number): Promise<Buffer | null> {
@@ -138,7 +139,7 @@ async function readLimited(request: Request, limit: number): Promise<Buffer | nu
 }
 
 /** POST /api/partner/logo: the image itself as the body; PNG, JPEG or WebP by its bytes. */
-export async function handleLogoUpload(request: Request): Promise<Response> {
+export const handleLogoUpload = answeringOutages(async (request: Request): Promise<Response> => {
   const owner = await authenticateOwner(request, { mutation: true });
   if (owner instanceof Response) return owner;
   const bytes = await readLimited(request, LOGO_MAX_BYTES);
@@ -160,7 +161,7 @@ export async function handleLogoUpload(request: Request): Promise<Response> {
     include: { logo: { select: { contentType: true } } },
   });
   return privateJson(toPartnerWire(updated));
-}
+}, temporarilyUnavailable);
 
 /** GET /api/connect/clients/{client_id}/branding: what the screens show; cacheable. */
 export async function handleClientBranding(clientId: string): Promise<Response> {

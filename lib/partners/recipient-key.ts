@@ -13,6 +13,7 @@ import { db } from "../db/client";
 import { errorJson, privateJson } from "../http/respond";
 import { log } from "../log";
 import { authenticateOwner } from "./owner-session";
+import { answeringOutages, temporarilyUnavailable } from "../http/outage";
 
 /**
  * CONTRACT §9: the partner's recipient ("decryption") key, installed from the
@@ -164,19 +165,22 @@ async function parseJsonBody<T>(request: Request, schema: z.ZodType<T>): Promise
 }
 
 /** Owner session, then the rule; a RecipientKeyError becomes its refusal. */
-async function asOwner(
-  request: Request,
-  operation: (partnerId: string) => Promise<Response>,
-): Promise<Response> {
-  const owner = await authenticateOwner(request, { mutation: true });
-  if (owner instanceof Response) return owner;
-  try {
-    return await operation(owner.partnerId);
-  } catch (error) {
-    if (error instanceof RecipientKeyError) return refusal(error);
-    throw error;
-  }
-}
+const asOwner = answeringOutages(
+  async (
+    request: Request,
+    operation: (partnerId: string) => Promise<Response>,
+  ): Promise<Response> => {
+    const owner = await authenticateOwner(request, { mutation: true });
+    if (owner instanceof Response) return owner;
+    try {
+      return await operation(owner.partnerId);
+    } catch (error) {
+      if (error instanceof RecipientKeyError) return refusal(error);
+      throw error;
+    }
+  },
+  temporarilyUnavailable,
+);
 
 /** POST /api/partners/mine/recipient-key/challenge: `{publicKey}` → `{fingerprint, envelope, issuedAt, expiresAt}`. */
 export function handleRecipientKeyChallenge(

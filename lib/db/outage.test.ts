@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GET as listAccounts } from "@/app/api/accounts/route";
+import { findFreePort } from "@/scripts/lib/embedded-postgres";
+import { ownerOf } from "@/test/partner-owners";
+import {
+  basicAuthorization,
+  createTestClient,
+  issueCode,
+  mintApiKey,
+  newVerifier,
+  tokenRequest,
+  type TestClient,
+} from "@/test/oauth-fixtures";
+import { handleAuthorizeRequest } from "../oauth/authorize";
+import { handleRevokeRequest } from "../oauth/revoke";
+import { handleTokenRequest } from "../oauth/token";
+import { handleUserinfoRequest } from "../oauth/userinfo";
+import { handlePartnerMe } from "../partners/partner-api";
+import { handleListClients } from "../partners/client-api";
+import { rawSetting, setDatabaseUrl } from "../env";
+import { db, disconnectDb } from "./client";
+import { isDatabaseUnavailable } from "./faults";
+
+/**
+ * While the database cannot be reached every endpoint answers 503 with
+ * Retry-After in its own documented error shape, never a 500 and never a
+ * redirect: the service is pointed at a port where nothing listens.
+ */
+
+let client: TestClient;
+let key: string;
+let code: string;
+let verifier: string;
+let owner: Awaited<ReturnType<typeof ownerOf>>;
+let workingUrl: string;
+let deadUrl: string;
+
+async function captureError(run: () => Promise<unknown>): Promise<unknown> {
+  try {
+    await run();
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected a failure");
+}
+
+beforeAll(async () => {
+  client = await createTestClient();
+  ({ key } = await mintApiKey(client));
+  verifier = newVerifier();
+  ({ code } = await issueCode(client, verifier));
+  owner = await ownerOf(1);
+  workingUrl = rawSetting("DATABASE_URL") ?? "";
+  deadUrl = `postgresql://postgres:x@127.0.0.1:${await findFreePort()}/bank_connect`;
+  await disconnectDb();
+  setDatabaseUrl(deadUrl);
+});
+
+afterAll(async () => {
+  await disconnectDb();
+  setDatabaseUrl(workingUrl);
+});
+
+function expectRetryAfter(response: Response) {
+  expect(response.status).toBe(503);
+  expect(response.headers.get("Retry-After")).toBe("5");
+}
+
+describe("isDatabaseUnavailable", () => {
+  it("recognises the real error of a query against an unreachable server", async () => {
+    const error = await captureError(() => db().user.count());
+    expect(isDatabaseUnavailable(error)).toBe(true);
+  });
+
+  it("recognises connection failures nested as causes, and nothing else", () => {
+    const refused = Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+    expect(isDatabaseUnavailable(new Error("wrapped", { cause: refused }))).toBe(true);
+    expect(isDatabaseUnavailable(Object.assign(new Error("shutdown"), { code: "57P01" }))).toBe(
+      true,
+    );
+    expect(isDatabaseUnavailable(Object.assign(new Error("unique"), { code: "P2002" }))).toBe(
+      false,
+    );
+    expect(isDatabaseUnavailable(Object.assign(new Error("syntax"), { code: "42601" }))).toBe(
+      false,
+    );
+    expect(isDatabaseUnavailable(new TypeError("undefined is not a function"))).toBe(false);
+    expect(isDatabaseUnavailable("ECONNREFUSED")).toBe(false);
+  });
+});
+
+describe("answers while the database is down", () => {
+  it("token: 503 temporarily_unavailable, not cached", async () => {
+    const response = await handleTokenRequest(tokenRequest(client, code, verifier));
+    expectRetryAfter(response);
+    expect(response.headers.get("Cache-Control")).toBe("no-store");
+    expect(await response.json()).toEqual({
+      error: "temporarily_unavailable",
+      error_description: expect.any(String),
+    });
+  });
+
+  it("authorize: a 503 in JSON, never a redirect before the client is known", async () => {
+    const query = new URLSearchParams({
+      client_id: client.clientId,
+      redirect_uri: client.redirectUri,
+      response_type: "code",
+      state: "s",
+      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+      code_challenge_method: "S256",
+    });
+    const response = await handleAuthorizeRequest(
+      new Request(`http://localhost:3000/oauth/authorize?${query}`),
+    );
+    expectRetryAfter(response);
+    expect(response.headers.get("Location")).toBeNull();
+    expect((await response.json()) as { error: string }).toMatchObject({
+      error: "temporarily_unavailable",
+    });
+  });
+
+  it("revoke and userinfo: 503 temporarily_unavailable", async () => {
+    const revoke = await handleRevokeRequest(
+      new Request("http://localhost:3000/oauth/revoke", {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/x-www-form-urlencoded",
+          Authorization: basicAuthorization(client.clientId, client.clientSecret),
+        },
+        body: new URLSearchParams({ token: key }),
+      }),
+    );
+    expectRetryAfter(revoke);
+    const userinfo = await handleUserinfoRequest(
+      new Request("http://localhost:3000/oauth/userinfo", {
+        headers: { Authorization: `Bearer ${key}` },
+      }),
+    );
+    expectRetryAfter(userinfo);
+    expect(((await userinfo.json()) as { error: string }).error).toBe("temporarily_unavailable");
+  });
+
+  it("data API: the documented transient sync-style body, even for the key lookup", async () => {
+    const response = await listAccounts(
+      new Request("http://localhost:3000/api/accounts", {
+        headers: { Authorization: `Bearer ${key}` },
+      }),
+      { params: Promise.resolve({}) },
+    );
+    expectRetryAfter(response);
+    expect(await response.json()).toEqual({ status: 503, reason: "transient" });
+  });
+
+  it("partner endpoints: 503 temporarily_unavailable", async () => {
+    const headers = { Cookie: owner.cookie };
+    for (const handler of [handlePartnerMe, handleListClients]) {
+      const response = await handler(
+        new Request("http://localhost:3000/api/partner/me", { headers }),
+      );
+      expectRetryAfter(response);
+      expect(((await response.json()) as { error: string }).error).toBe("temporarily_unavailable");
+    }
+  });
+});
