@@ -118,7 +118,11 @@ export async function writeAccountData(
   return created.count;
 }
 
-const TRANSACTION_OPTIONS = { timeout: 60_000 };
+/**
+ * Writing a large history (tens of thousands of sealed rows) takes longer
+ * than Prisma's five-second default for an interactive transaction.
+ */
+export const TRANSACTION_OPTIONS = { timeout: 60_000 };
 
 export async function storeBankSession(input: StoreInput): Promise<StoredSession> {
   const { tenantId, sealingKey, session } = input;

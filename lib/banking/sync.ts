@@ -9,7 +9,12 @@ import {
   UPSTREAM_FAILURE_STATUS,
   type UpstreamName,
 } from "../upstream/types";
-import { fetchTransactions, INITIAL_HISTORY_DAYS, writeAccountData } from "./ingest";
+import {
+  fetchTransactions,
+  INITIAL_HISTORY_DAYS,
+  TRANSACTION_OPTIONS,
+  writeAccountData,
+} from "./ingest";
 
 /**
  * Online sync of one account (SPEC 7.3, CONTRACT §7.4): the client posts the
@@ -128,6 +133,6 @@ export async function syncAccount(request: SyncRequest): Promise<SyncOutcome | n
     const count = await writeAccountData(tx, account.id, sealingKey, fetched);
     await tx.connection.update({ where: { id: connection.id }, data: { lastSyncedAt: now } });
     return count;
-  });
+  }, TRANSACTION_OPTIONS);
   return { ok: true, newTransactions: created, totalFetched: fetched.transactions.length };
 }

@@ -1,0 +1,171 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createWriteStream, existsSync } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
+import path from "node:path";
+import { disconnectDb } from "../../lib/db/client";
+import { childEnv, rawSetting, setSetting } from "../../lib/env";
+import { dataDir, REPO_ROOT } from "./database";
+import {
+  ensureDatabase,
+  findFreePort,
+  startEmbeddedPostgres,
+  type EmbeddedServer,
+} from "./embedded-postgres";
+import { applyMigrations } from "./migrations";
+
+/**
+ * The production service as a separate process, for the load, fault, fuzz
+ * and benchmark runs: an embedded PostgreSQL of its own (kept on disk, so it
+ * can be stopped and started again mid-run), a migrated database, the
+ * production build (made when missing) and `npm start`'s launcher on a free
+ * port. This process is pointed at the same database, so a run can set up
+ * partners and users with the library and then speak to the service over
+ * HTTP only. The service trusts one proxy hop: a run may give each simulated
+ * client its own address in X-Forwarded-For, as a reverse proxy would.
+ */
+
+export interface ServiceProcess {
+  origin: string;
+  databaseUrl: string;
+  /** The service's stdout and stderr. */
+  logFile: string;
+  /** Stops PostgreSQL (fast shutdown: open connections are cut). */
+  stopDatabase(): Promise<void>;
+  /** Starts the same cluster again on the same port. */
+  startDatabase(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  /** Names the cluster, the database and the log file. */
+  label: string;
+  /** Extra settings for the service (REDIS_URL, UPSTREAM, LOG_LEVEL, …). */
+  settings?: Record<string, string | undefined>;
+  /** Build again even when a build exists. */
+  rebuild?: boolean;
+  log?: (line: string) => void;
+}
+
+const NEXT_BIN = path.join(REPO_ROOT, "node_modules", "next", "dist", "bin", "next");
+const TSX_CLI = path.join(REPO_ROOT, "node_modules", "tsx", "dist", "cli.mjs");
+
+/** The build directory in use (NEXT_DIST_DIR, default .next). */
+export const distDir = () => rawSetting("NEXT_DIST_DIR") ?? ".next";
+
+function exitOf(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => child.once("exit", (code) => resolve(code ?? 1)));
+}
+
+/** `next build` unless a build is already there. */
+export async function ensureBuild(
+  rebuild: boolean,
+  log: (line: string) => void = console.log,
+): Promise<void> {
+  if (!rebuild && existsSync(path.join(REPO_ROOT, distDir(), "BUILD_ID"))) return;
+  log(`building the service into ${distDir()} (next build)`);
+  const child = spawn(process.execPath, [NEXT_BIN, "build"], {
+    cwd: REPO_ROOT,
+    stdio: ["ignore", "inherit", "inherit"],
+    env: childEnv({ NEXT_TELEMETRY_DISABLED: "1", CHECKPOINT_DISABLE: "1" }),
+  });
+  const code = await exitOf(child);
+  if (code !== 0) throw new Error(`next build failed (exit ${code})`);
+}
+
+async function waitForHealth(origin: string, child: ChildProcess, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the service exited (${child.exitCode})`);
+    const healthy = await fetch(`${origin}/healthz`)
+      .then((response) => response.ok)
+      .catch(() => false);
+    if (healthy) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`the service did not become healthy within ${timeoutMs / 1000} s`);
+}
+
+export async function startService(options: ServiceOptions): Promise<ServiceProcess> {
+  const log = options.log ?? ((line: string) => console.log(`[${options.label}] ${line}`));
+  await ensureBuild(options.rebuild ?? false, log);
+
+  const clusterDir = path.join(dataDir(), `${options.label}-postgres-${process.pid}`);
+  await rm(clusterDir, { recursive: true, force: true });
+  let postgres: EmbeddedServer | undefined = await startEmbeddedPostgres({
+    dataDir: clusterDir,
+    persistent: true,
+  });
+  const pgPort = postgres.port;
+  const databaseName = `bank_connect_${options.label}`;
+  await ensureDatabase(postgres.url("postgres"), databaseName);
+  const databaseUrl = postgres.url(databaseName);
+  await applyMigrations({ databaseUrl });
+  setSetting("DATABASE_URL", databaseUrl);
+
+  const port = await findFreePort();
+  const origin = `http://localhost:${port}`;
+  setSetting("ISSUER", origin);
+  await mkdir(dataDir(), { recursive: true });
+  const logFile = path.join(dataDir(), `${options.label}-server.log`);
+  const logStream = createWriteStream(logFile);
+  const child = spawn(process.execPath, [TSX_CLI, "scripts/launch.ts", "start"], {
+    cwd: REPO_ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: childEnv({
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+      CHECKPOINT_DISABLE: "1",
+      DATABASE_URL: databaseUrl,
+      ISSUER: origin,
+      PORT: String(port),
+      TRUSTED_PROXY_HOPS: "1",
+      ...options.settings,
+    }),
+  });
+  child.stdout?.pipe(logStream, { end: false });
+  child.stderr?.pipe(logStream, { end: false });
+
+  const stopChild = async () => {
+    if (child.exitCode !== null) return;
+    const exited = exitOf(child);
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  try {
+    await waitForHealth(origin, child, 120_000);
+  } catch (error) {
+    await stopChild();
+    await postgres.stop();
+    throw new Error(`${(error as Error).message}; see ${logFile}`);
+  }
+  log(`serving ${origin} (log: ${path.relative(REPO_ROOT, logFile)})`);
+
+  return {
+    origin,
+    databaseUrl,
+    logFile,
+    async stopDatabase() {
+      await postgres?.stop();
+      postgres = undefined;
+    },
+    async startDatabase() {
+      postgres ??= await startEmbeddedPostgres({
+        dataDir: clusterDir,
+        persistent: true,
+        preferredPort: pgPort,
+      });
+      if (postgres.port !== pgPort) throw new Error(`PostgreSQL came back on another port`);
+    },
+    async stop() {
+      await stopChild();
+      logStream.end();
+      await disconnectDb().catch(() => undefined);
+      await postgres?.stop();
+      await rm(clusterDir, { recursive: true, force: true });
+      await rm(`${clusterDir}.json`, { force: true });
+    },
+  };
+}
