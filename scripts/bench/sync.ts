@@ -1,12 +1,9 @@
 import { performance } from "node:perf_hooks";
-import { storeBankSession } from "../../lib/banking/ingest";
 import { syncAccount } from "../../lib/banking/sync";
-import { ensureTenant } from "../../lib/banking/tenants";
 import { generateKeyPair, sealJson } from "../../lib/crypto/envelope";
-import { db, disconnectDb } from "../../lib/db/client";
+import { disconnectDb } from "../../lib/db/client";
+import { connectShop, forgetHistory } from "./shop";
 import { setSetting } from "../../lib/env";
-import { sandboxUpstream } from "../../lib/upstream/sandbox";
-import { approveSandboxAuthorization } from "../../lib/upstream/sandbox/consent";
 import { createTestDatabase } from "../../test/test-database";
 
 /**
@@ -19,7 +16,6 @@ import { createTestDatabase } from "../../test/test-database";
  */
 
 const SEAL_COUNT = 5_000;
-const ISSUER = "http://localhost:3000";
 
 function sealingThroughput(publicKey: string): number {
   const payload = {
@@ -38,33 +34,6 @@ function sealingThroughput(publicKey: string): number {
   return SEAL_COUNT / ((performance.now() - started) / 1000);
 }
 
-async function connectShop(sealingKey: string) {
-  const user = await db().user.create({ data: { email: `bench-${Date.now()}@example.com` } });
-  const tenant = await db().$transaction((tx) =>
-    ensureTenant(tx, { user: { ...user, publicKey: sealingKey }, partner: null }),
-  );
-  const sandbox = sandboxUpstream({ baseUrl: ISSUER });
-  const { authorizationId } = await sandbox.startAuthorization({
-    aspsp: { name: "Sandbox Handelsbank DK", country: "DK" },
-    psuType: "business",
-    redirectUrl: `${ISSUER}/banks/callback`,
-    state: "bench",
-    validUntil: new Date(Date.now() + 90 * 86_400_000),
-    language: "en",
-  });
-  const back = new URL(approveSandboxAuthorization(authorizationId) ?? "");
-  const session = await sandbox.completeAuthorization({
-    code: back.searchParams.get("code") ?? "",
-  });
-  const stored = await storeBankSession({
-    tenantId: tenant.id,
-    sealingKey,
-    upstream: sandbox,
-    session,
-  });
-  return { tenantId: tenant.id, session, stored };
-}
-
 async function main() {
   const database = await createTestDatabase("bench");
   setSetting("DATABASE_URL", database.url);
@@ -75,12 +44,7 @@ async function main() {
     const { tenantId, session, stored } = await connectShop(keys.publicKeyRawB64);
     const accountId = stored.accountIds[0] ?? "";
     const uid = session.accounts[0]?.uid ?? "";
-    // Forget what the consent fetched and pretend the last sync was two years ago.
-    await db().transaction.deleteMany({ where: { accountId } });
-    await db().connection.update({
-      where: { id: stored.connectionId },
-      data: { lastSyncedAt: new Date(Date.now() - 723 * 86_400_000) },
-    });
+    await forgetHistory(stored);
     const started = performance.now();
     const outcome = await syncAccount({ tenantId, accountId, uid });
     const seconds = (performance.now() - started) / 1000;
