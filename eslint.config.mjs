@@ -50,7 +50,7 @@ export default defineConfig([
   ...nextVitals,
   ...nextTs,
   globalIgnores([
-    ".next/**",
+    "**/.next/**",
     ".data/**",
     "node_modules/**",
     "lib/db/generated/**",

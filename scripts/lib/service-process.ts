@@ -41,7 +41,7 @@ export interface ServiceOptions {
   label: string;
   /** Extra settings for the service (REDIS_URL, UPSTREAM, LOG_LEVEL, …). */
   settings?: Record<string, string | undefined>;
-  /** Build again even when a build exists. */
+  /** Build again even when a build exists (default: when the command line says `--build`). */
   rebuild?: boolean;
   log?: (line: string) => void;
 }
@@ -87,7 +87,7 @@ async function waitForHealth(origin: string, child: ChildProcess, timeoutMs: num
 
 export async function startService(options: ServiceOptions): Promise<ServiceProcess> {
   const log = options.log ?? ((line: string) => console.log(`[${options.label}] ${line}`));
-  await ensureBuild(options.rebuild ?? false, log);
+  await ensureBuild(options.rebuild ?? process.argv.includes("--build"), log);
 
   const clusterDir = path.join(dataDir(), `${options.label}-postgres-${process.pid}`);
   await rm(clusterDir, { recursive: true, force: true });
