@@ -23,7 +23,17 @@ export default defineConfig({
       args: CHROMIUM_ARGS,
     },
   },
-  projects: [{ name: "chromium", use: { ...devices["Desktop Chrome"] } }],
+  projects: [
+    { name: "chromium", use: { ...devices["Desktop Chrome"] }, testIgnore: "final/**" },
+    {
+      // After every journey: checks that spend the machine's rate budget or read
+      // what the whole run left behind (the server's captured log).
+      name: "final",
+      use: { ...devices["Desktop Chrome"] },
+      testMatch: "final/**/*.spec.ts",
+      dependencies: ["chromium"],
+    },
+  ],
   webServer: {
     // A production build served against a database of its own (e2e/support/server.ts).
     command: "NODE_ENV=production npx tsx e2e/support/server.ts",

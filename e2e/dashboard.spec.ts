@@ -15,6 +15,7 @@ import {
 } from "./support/journey";
 import { partnerAppForSpec } from "./support/partner-app";
 import { PNG } from "../test/images";
+import { recordBankData, recordSecret } from "./support/secrets-seen";
 
 test.describe.configure({ timeout: 120_000 });
 
@@ -183,6 +184,7 @@ test("an owner creates a client, rotates its secret and installs a decryption ke
   const secret = page.getByTestId("client-secret");
   await expect(secret).toHaveText(/^obs_/);
   const first = await secret.innerText();
+  recordSecret("client secret", first);
   const clientId = await page.getByRole("form", { name: "Budget web" }).locator("code").innerText();
   await page.getByRole("button", { name: "I have stored it" }).click();
   await expect(secret).toHaveCount(0);
@@ -194,6 +196,7 @@ test("an owner creates a client, rotates its secret and installs a decryption ke
     .click();
   await expect(secret).toHaveText(/^obs_/);
   const rotated = await secret.innerText();
+  recordSecret("client secret", rotated);
   expect(rotated).not.toBe(first);
   await expect(page.getByText(/The previous secret works until/).first()).toBeVisible();
 
@@ -204,6 +207,7 @@ test("an owner creates a client, rotates its secret and installs a decryption ke
     fingerprint: string;
     encryptionKey: { privateKey: string; publicKey: string };
   };
+  recordSecret("private key", keyFile.encryptionKey.privateKey);
   await expect(page.getByText(`Installed key: ${keyFile.fingerprint}.`)).toBeVisible();
   connectJourneyDatabase();
   const partner = await db().partner.findFirstOrThrow({
@@ -235,6 +239,7 @@ test("an owner creates a client, rotates its secret and installs a decryption ke
   expect(accounts.length).toBeGreaterThan(0);
   for (const account of accounts) {
     const opened = openJson<{ iban: string }>(keyFile.encryptionKey.privateKey, account.enc ?? "");
+    recordBankData(opened);
     expect(opened.iban).toMatch(/^[A-Z]{2}\d{2}/);
   }
   await context.close();

@@ -24,6 +24,7 @@ import {
 } from "./support/journey";
 import { E2E_ORIGIN } from "./support/origin";
 import { partnerAppForSpec } from "./support/partner-app";
+import { recordBankData, recordSecret } from "./support/secrets-seen";
 
 /**
  * The partner documentation: every page renders under the strict CSP and
@@ -195,6 +196,7 @@ test("every example runs against the server, in order, with a real code and key"
     EXAMPLES.tokenCurl,
     grant,
   );
+  recordSecret("api key", token.access_token);
   expect(token.access_token).toMatch(/^ebk_/);
   expect(token.apiKey).toBe(token.access_token);
   const firstKey = { ...base, API_KEY: token.access_token };
@@ -221,6 +223,7 @@ test("every example runs against the server, in order, with a real code and key"
     code: second.code,
     verifier: second.verifier,
   });
+  recordSecret("api key", secondToken.access_token);
   expect(secondToken.access_token).toMatch(/^ebk_/);
   expect(secondToken.user).not.toBe(token.user);
 
@@ -238,6 +241,7 @@ test("every example runs against the server, in order, with a real code and key"
   const details = openEnvelope<{ iban: string; ownerName: string }>(privateKey, account.enc);
   expect(details.iban).toMatch(/^DK\d{2}[A-Z0-9]+$/);
   const { uid } = openEnvelope<{ uid: string }>(privateKey, account.uidEnc);
+  recordBankData({ ...details, uid });
   expect(uid).toBeTruthy();
   for (const balance of account.balances) {
     expect(openEnvelope<{ amount: string }>(privateKey, balance.enc).amount).toMatch(

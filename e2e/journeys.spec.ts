@@ -20,6 +20,7 @@ import {
 } from "./support/journey";
 import { E2E_ORIGIN } from "./support/origin";
 import { partnerAppForSpec } from "./support/partner-app";
+import { recordBankData } from "./support/secrets-seen";
 
 test.describe.configure({ timeout: 120_000 });
 
@@ -45,6 +46,7 @@ async function expectAccountsOpenWith(subject: string, privateKey: string) {
     const details = openJson<AccountPayload>(privateKey, account.enc ?? "");
     expect(details.iban).toMatch(/^[A-Z]{2}\d{2}[A-Z0-9]+$/);
     const { uid } = openJson<{ uid: string }>(privateKey, account.uidEnc ?? "");
+    recordBankData({ ...details, uid });
     expect(keyedHash("uid", uid)).toBe(account.uidHash);
     const held = findSandboxAccount(uid);
     if (!held) throw new Error("the relayed data names no sandbox account");

@@ -1,6 +1,12 @@
-import { openEnvelope } from "../../lib/docs/examples/open-envelope";
+import { openEnvelope as openPublished } from "../../lib/docs/examples/open-envelope";
+import { recordBankData, recordSecret } from "./secrets-seen";
 
-export { openEnvelope };
+/** The published opener; what it reveals is recorded for the log scan. */
+export function openEnvelope<T>(privateKeyPkcs8B64: string, envelopeB64: string): T {
+  const payload = openPublished<T>(privateKeyPkcs8B64, envelopeB64);
+  recordBankData(payload);
+  return payload;
+}
 
 /**
  * A partner application written from CONTRACT.md alone: plain HTTP calls in
@@ -35,8 +41,12 @@ export class ContractPartner {
         redirect_uri: this.client.redirectUri,
       }),
     });
+    recordSecret("authorization code", code);
     if (!response.ok) throw new Error(`token exchange failed: ${response.status}`);
-    return (await response.json()) as { access_token: string; user: string };
+    const body = (await response.json()) as { access_token: string; user: string };
+    recordSecret("api key", body.access_token);
+    recordSecret("user", body.user);
+    return body;
   }
 
   async revoke(key: string): Promise<number> {

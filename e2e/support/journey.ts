@@ -7,6 +7,7 @@ import { createClient } from "../../lib/partners/clients";
 import { createPartner } from "../../lib/partners/partners";
 import { connectJourneyDatabase } from "./database";
 import { E2E_ORIGIN } from "./origin";
+import { recordSecret } from "./secrets-seen";
 
 /** Steps of the hosted flow, as a person takes them, for the journeys. */
 
@@ -44,6 +45,8 @@ export async function createJourneyClient(
     partnerId: partner.id,
     redirectUris: [redirectUri],
   });
+  recordSecret("client secret", clientSecret);
+  recordSecret("private key", recipientKey?.privateKeyPkcs8B64);
   return { clientId: client.id, clientSecret, redirectUri, partnerId: partner.id, recipientKey };
 }
 
@@ -78,6 +81,9 @@ export async function lastMail(email: string) {
   connectJourneyDatabase();
   const message = await findLastMessage(email);
   if (!message) throw new Error(`no mail to ${email}`);
+  recordSecret("pin", message.code);
+  if (message.link)
+    recordSecret("magic-link token", new URL(message.link).searchParams.get("token"));
   return message;
 }
 
@@ -106,6 +112,7 @@ export async function signInByCode(page: Page, email: string) {
 /** Creates the key in this browser; returns the path of the downloaded backup file. */
 export async function createKey(page: Page): Promise<string> {
   await expect(page).toHaveURL(/\/setup$/);
+  recordSecret("passphrase", PASSPHRASE);
   await page.locator("#passphrase").fill(PASSPHRASE);
   await page.locator("#confirm").fill(PASSPHRASE);
   await page.locator('form button.button[type="submit"]').click();
@@ -140,6 +147,10 @@ export async function exchangeCode(client: JourneyClient, code: string, verifier
       redirect_uri: client.redirectUri,
     }),
   });
+  recordSecret("authorization code", code);
   expect(response.status).toBe(200);
-  return (await response.json()) as { access_token: string; user: string };
+  const body = (await response.json()) as { access_token: string; user: string };
+  recordSecret("api key", body.access_token);
+  recordSecret("user", body.user);
+  return body;
 }

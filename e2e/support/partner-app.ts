@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import { test } from "@playwright/test";
 import { findFreePort } from "../../scripts/lib/embedded-postgres";
+import { recordSecret } from "./secrets-seen";
 
 /**
  * A stand-in partner application: a real HTTP server on loopback that
@@ -29,6 +30,10 @@ export async function startPartnerApp(): Promise<PartnerApp> {
     request.on("data", (chunk: string) => (body += chunk));
     request.on("end", () => {
       const fields = [...new URLSearchParams(body).entries()];
+      for (const [name, value] of fields) {
+        if (name === "code") recordSecret("authorization code", value);
+        if (name === "privateKey") recordSecret("private key", value);
+      }
       const waiter = waiting.shift();
       if (waiter) waiter(fields);
       else received.push(fields);

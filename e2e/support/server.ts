@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { appendFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { disconnectDb } from "../../lib/db/client";
 import { childEnv, setSetting } from "../../lib/env";
@@ -8,25 +9,45 @@ import { seedDemo } from "../../scripts/lib/seed";
 import { createTestDatabase } from "../../test/test-database";
 import { publishDatabaseUrl } from "./database";
 import { E2E_ORIGIN, E2E_PORT } from "./origin";
+import { resetSecretsSeen, SERVER_LOG } from "./secrets-seen";
 
 /**
  * The server behind the Playwright journeys: a fresh migrated and seeded
  * database, a production build, and the service's own HTTP server on the e2e
  * port. On SIGTERM (Playwright's teardown) it closes the server, drops the
- * database and stops the embedded PostgreSQL it started.
+ * database and stops the embedded PostgreSQL it started. Everything it prints
+ * also goes to SERVER_LOG, which the last project scans for leaked secrets.
  */
+
+/** Copies every write to stdout and stderr (the build's included) into `file`. */
+function teeOutputTo(file: string) {
+  writeFileSync(file, "", { mode: 0o600 });
+  for (const stream of [process.stdout, process.stderr]) {
+    const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
+    stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      const encoding = typeof rest[0] === "string" ? (rest[0] as BufferEncoding) : "utf8";
+      appendFileSync(file, typeof chunk === "string" ? Buffer.from(chunk, encoding) : chunk);
+      return write(chunk, ...rest);
+    }) as typeof stream.write;
+  }
+}
 
 function build(env: NodeJS.ProcessEnv): Promise<number> {
   const nextBin = path.join(REPO_ROOT, "node_modules", "next", "dist", "bin", "next");
   const child = spawn(process.execPath, [nextBin, "build"], {
     cwd: REPO_ROOT,
-    stdio: "inherit",
+    stdio: ["ignore", "pipe", "pipe"],
     env,
   });
+  // Through this process's streams, so the build's output is captured too.
+  child.stdout.on("data", (chunk: Buffer) => process.stdout.write(chunk));
+  child.stderr.on("data", (chunk: Buffer) => process.stderr.write(chunk));
   return new Promise((resolve) => child.once("exit", (code) => resolve(code ?? 1)));
 }
 
 async function main() {
+  teeOutputTo(SERVER_LOG);
+  resetSecretsSeen();
   setSetting("ISSUER", E2E_ORIGIN);
   const database = await createTestDatabase("e2e");
   setSetting("DATABASE_URL", database.url);

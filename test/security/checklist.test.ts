@@ -1,0 +1,108 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+/**
+ * Keeps test/security/checklist.md honest: every security checklist item has
+ * a row, and every proof names an existing file that really declares a test
+ * (or suite) with that exact title.
+ */
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const CHECKLIST = path.join(import.meta.dirname, "checklist.md");
+
+const CHECKLIST_ITEMS = [
+  "open redirect variants",
+  "never redirecting before validation",
+  "PKCE downgrade (plain / missing method) / wrong / missing verifier",
+  "code replay sequential and concurrent (exactly one winner; replay revokes the minted key)",
+  "code bound to client and redirect URI",
+  "expired codes",
+  "client-auth edge cases (malformed Basic, both methods at once, percent-encoding in Basic, rotated secrets old/new/expired)",
+  "revoke of another client's key (must not revoke it)",
+  "relay page escaping and headers",
+  "framing refused (X-Frame-Options / CSP frame-ancestors on every HTML screen)",
+  "CSRF on every browser POST",
+  "magic link scanner safety and cross-browser use",
+  "PIN attempt lock",
+  "identical answers for unknown emails",
+  "rate limits not bypassable with forged X-Forwarded-For",
+  "cross-tenant access by id (IDOR) on every data endpoint",
+  "no secrets, keys, codes or bank data in logs (a test scans captured logs)",
+] as const;
+
+interface Proof {
+  file: string;
+  title: string;
+}
+
+/** The table rows: item name → its proofs (`` `file` › title ``, separated by <br>). */
+function parseChecklist(markdown: string): Map<string, Proof[]> {
+  const rows = new Map<string, Proof[]>();
+  for (const line of markdown.split("\n")) {
+    const cells = /^\|(.*)\|\s*$/.exec(line)?.[1]?.split("|");
+    if (!cells || cells.length !== 2) continue;
+    const [item = "", proofCell = ""] = cells.map((cell) => cell.trim());
+    if (item === "Item" || /^-+$/.test(item)) continue;
+    const proofs = proofCell.split("<br>").map((entry) => {
+      const match = /^`([^`]+)` › (.+)$/.exec(entry.trim());
+      if (!match) throw new Error(`unreadable proof for "${item}": ${entry}`);
+      return { file: match[1] ?? "", title: (match[2] ?? "").trim() };
+    });
+    if (rows.has(item)) throw new Error(`"${item}" has two rows`);
+    rows.set(item, proofs);
+  }
+  return rows;
+}
+
+/** A test or suite with exactly this title, as a string literal of a test call. */
+function declaresTitle(source: string, title: string): boolean {
+  return ['"', "'", "`"].some((quote) => {
+    const literal = `${quote}${title}${quote}`;
+    let at = source.indexOf(literal);
+    while (at !== -1) {
+      const before = source.slice(Math.max(0, at - 40), at);
+      if (/\b(it|test|describe)(\.\w+)*(\([^()]*\))?\(\s*$/.test(before)) return true;
+      at = source.indexOf(literal, at + 1);
+    }
+    return false;
+  });
+}
+
+describe("the security checklist map (test/security/checklist.md)", () => {
+  const rows = parseChecklist(readFileSync(CHECKLIST, "utf8"));
+
+  it("has a row for every checklist item and no other", () => {
+    expect([...rows.keys()].sort()).toEqual([...CHECKLIST_ITEMS].sort());
+  });
+
+  it.each(CHECKLIST_ITEMS)("proves %s with existing files and test titles", (item) => {
+    const proofs = rows.get(item) ?? [];
+    expect(proofs.length).toBeGreaterThan(0);
+    for (const { file, title } of proofs) {
+      const absolute = path.join(ROOT, file);
+      expect(existsSync(absolute), `${file} does not exist`).toBe(true);
+      expect(
+        declaresTitle(readFileSync(absolute, "utf8"), title),
+        `${file} has no test titled "${title}"`,
+      ).toBe(true);
+    }
+  });
+
+  it("notices a missing item, a missing file and a title that is not a test", () => {
+    const good =
+      "| Item | Proof |\n| --- | --- |\n| expired codes | `lib/oauth/token.test.ts` › expires after 300 seconds |";
+    expect(parseChecklist(good).get("expired codes")).toEqual([
+      { file: "lib/oauth/token.test.ts", title: "expires after 300 seconds" },
+    ]);
+    expect(parseChecklist(good).has("PIN attempt lock")).toBe(false);
+    expect(existsSync(path.join(ROOT, "lib/oauth/no-such.test.ts"))).toBe(false);
+    const source = 'it("expires after 300 seconds", () => {});\nconst note = "not a test";';
+    expect(declaresTitle(source, "expires after 300 seconds")).toBe(true);
+    expect(declaresTitle(source, "not a test")).toBe(false);
+    expect(declaresTitle(source, "expires after 300")).toBe(false);
+    expect(() => parseChecklist("| expired codes | lib/oauth/token.test.ts expires |")).toThrow(
+      /unreadable proof/,
+    );
+  });
+});
