@@ -1,6 +1,7 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { getEnv } from "./lib/env";
 import { clientIpOf } from "./lib/http/client-ip";
+import { refuseBeforeRouting } from "./lib/http/request-guards";
 import {
   baselineHeaders,
   createNonce,
@@ -15,7 +16,9 @@ import { policyForPath } from "./lib/ratelimit/policies";
 /**
  * Runs before every request, in this order:
  * 1. Rate limits (SPEC 8.1): per client address, 429 with no body.
- * 2. Security headers: pages get a per-request CSP nonce (forwarded to Next on
+ * 2. Requests Next would answer with a 500 (unknown methods, malformed
+ *    percent-encoding in an id path): a 4xx instead (lib/http/request-guards).
+ * 3. Security headers: pages get a per-request CSP nonce (forwarded to Next on
  *    the request so its own scripts carry it); every response gets the
  *    baseline. Route handlers set their own Content-Security-Policy (JSON:
  *    nothing may load; the relay page: its script hash), so it is left alone.
@@ -35,7 +38,10 @@ async function rateLimited(request: NextRequest): Promise<NextResponse | null> {
 export async function proxy(request: NextRequest) {
   const baseline = baselineHeaders({ https: getEnv().issuer.startsWith("https://") });
   const limited = await rateLimited(request);
-  const response = limited ?? securedPassThrough(request);
+  const refused = limited
+    ? null
+    : refuseBeforeRouting(request.method, new URL(request.url).pathname);
+  const response = limited ?? refused ?? securedPassThrough(request);
   for (const [name, value] of Object.entries(baseline)) response.headers.set(name, value);
   return response;
 }

@@ -26,7 +26,9 @@ export async function handleCancelRequest(request: Request): Promise<Response> {
   if (bodyKind(request) !== "form") return refuse(400, "content type must be a form");
   const flow = await findBrowserFlow(request);
   if (!flow) return refuse(400, "no authorization request is in progress in this browser");
-  const form = new URLSearchParams(await readBodyText(request));
+  const text = await readBodyText(request).catch(() => null);
+  if (text === null) return refuse(400, "request body too large");
+  const form = new URLSearchParams(text);
   if (!isValidCsrfToken(flow, "cancel", form.get("csrf"))) return refuse(403, "invalid CSRF token");
 
   // Ends the flow once: a second cancel or an approval after it finds nothing open.

@@ -27,8 +27,8 @@ export async function handleConsentApprove(request: Request): Promise<Response> 
   let csrf: string | null = null;
   if (isJson) {
     try {
-      const body = JSON.parse(text) as { csrf?: unknown };
-      csrf = typeof body.csrf === "string" ? body.csrf : null;
+      const body = JSON.parse(text) as { csrf?: unknown } | null;
+      csrf = typeof body?.csrf === "string" ? body.csrf : null;
     } catch {
       return refuse(400, "invalid_body");
     }

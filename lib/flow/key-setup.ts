@@ -24,6 +24,9 @@ export async function handleKeyRegistration(request: Request): Promise<Response>
   } catch {
     return refuse(400, "invalid_body");
   }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    return refuse(400, "invalid_body");
+  }
   if (!isValidCsrfToken(flow, "key-setup", typeof body.csrf === "string" ? body.csrf : null)) {
     return refuse(403, "invalid_csrf");
   }

@@ -28,10 +28,14 @@ function redirect(location: string, cookies: string[] = []): Response {
   return new Response(null, { status: 303, headers });
 }
 
+/** Longer values are not echoed: a redirect's Location must stay far below header limits. */
+const MAX_ECHOED_LENGTH = 2048;
+
 function loginPage(params: Record<string, string | number | null | undefined>): string {
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries(params)) {
-    if (value !== null && value !== undefined && value !== "") query.set(name, String(value));
+    const text = value === null || value === undefined ? "" : String(value);
+    if (text !== "" && text.length <= MAX_ECHOED_LENGTH) query.set(name, text);
   }
   return `/login?${query}`;
 }
@@ -108,7 +112,8 @@ export async function handleLinkConfirm(request: Request): Promise<Response> {
     browserNonce: readCookie(request, loginNonceCookieName()),
   });
   if (result.status !== "ok") {
-    return redirect(`/login/link?${new URLSearchParams({ token, result: result.status })}`);
+    const echoed = token.length <= MAX_ECHOED_LENGTH ? token : "";
+    return redirect(`/login/link?${new URLSearchParams({ token: echoed, result: result.status })}`);
   }
   return signedIn(result.userId, toSafeReturnPath(result.returnUrl, getEnv().issuer));
 }

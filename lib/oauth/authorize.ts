@@ -61,7 +61,11 @@ function singleUnverified(params: URLSearchParams, name: string): string {
 
 async function assertClient(params: URLSearchParams): Promise<AuthorizeClient> {
   const clientId = singleUnverified(params, "client_id");
-  const client = clientId.length <= 128 ? await findAuthorizeClient(clientId) : null;
+  // PostgreSQL text cannot hold a NUL: such an id names no client.
+  const client =
+    clientId.length <= 128 && !clientId.includes("\u0000")
+      ? await findAuthorizeClient(clientId)
+      : null;
   if (!client) throw new UnverifiedRequestError("invalid_request", "unknown client_id");
   return client;
 }
@@ -76,6 +80,18 @@ function assertRedirectUri(params: URLSearchParams, client: AuthorizeClient): st
     );
   }
   return redirectUri;
+}
+
+/** Nothing stored from the request (state, login hint, locales) may hold a NUL. */
+function assertNoNulCharacters(params: URLSearchParams): void {
+  for (const [name, value] of params) {
+    if (value.includes("\u0000")) {
+      throw new OAuthError(
+        "invalid_request",
+        `parameter ${asciiName(name)} contains a NUL character`,
+      );
+    }
+  }
 }
 
 function assertNoDuplicateParams(params: URLSearchParams): void {
@@ -186,6 +202,7 @@ export async function handleAuthorizeRequest(request: Request): Promise<Response
   const state = params.get("state");
   try {
     assertNoDuplicateParams(params);
+    assertNoNulCharacters(params);
     checkResponseType(params, client.id);
     checkResponseMode(params);
     const codeChallenge = checkCodeChallenge(params);

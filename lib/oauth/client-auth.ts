@@ -83,7 +83,7 @@ export async function authenticateClient(
   now = new Date(),
 ): Promise<AuthenticatedClient> {
   const client =
-    credentials.clientId.length <= 128
+    credentials.clientId.length <= 128 && !credentials.clientId.includes("\u0000")
       ? await db().client.findUnique({
           where: { id: credentials.clientId },
           select: {

@@ -13,6 +13,8 @@ export async function handleSandboxDecision(request: Request): Promise<Response>
       : decision === "deny"
         ? denySandboxAuthorization(authorization)
         : null;
-  const back = `/sandbox/authorize?authorization=${encodeURIComponent(authorization)}`;
+  // Not echoed when oversized: the Location header must stay far below header limits.
+  const shown = authorization.length <= 256 ? authorization : "";
+  const back = `/sandbox/authorize?authorization=${encodeURIComponent(shown)}`;
   return new Response(null, { status: 303, headers: { Location: location ?? back } });
 }

@@ -25,6 +25,8 @@ function stampClientIp(request: IncomingMessage, trustedProxyHops: number) {
   );
 }
 
+const SERVED_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
 export async function serveNext(options: {
   dev: boolean;
   port: number;
@@ -41,6 +43,12 @@ export async function serveNext(options: {
   const upgrade = app.getUpgradeHandler();
 
   const server = createServer((request, response) => {
+    // Next answers TRACE (and methods it does not know) with a 500 before the proxy runs.
+    if (!SERVED_METHODS.has(request.method ?? "")) {
+      response.writeHead(405, { Allow: [...SERVED_METHODS].join(", "), "Content-Length": "0" });
+      response.end();
+      return;
+    }
     stampClientIp(request, options.trustedProxyHops);
     handle(request, response).catch((error: unknown) => {
       console.error("[bank-connect] request failed", error);

@@ -11,9 +11,11 @@ const SERVICE_NAME = "Bank Connect";
 export default async function SandboxAuthorizePage({
   searchParams,
 }: {
-  searchParams: Promise<{ authorization?: string }>;
+  searchParams: Promise<{ authorization?: string | string[] }>;
 }) {
-  const { authorization = "" } = await searchParams;
+  // A repeated parameter names no authorization.
+  const { authorization: given } = await searchParams;
+  const authorization = typeof given === "string" ? given : "";
   const t = await getTranslations("SandboxBank");
   const found = describeSandboxAuthorization(authorization);
   const dateFormat = new Intl.DateTimeFormat(await getLocale(), { dateStyle: "long" });

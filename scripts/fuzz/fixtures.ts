@@ -1,0 +1,132 @@
+import { randomBytes } from "node:crypto";
+import { db } from "../../lib/db/client";
+import { csrfToken, type FlowAction } from "../../lib/flow/csrf";
+import { createFlow } from "../../lib/flow/flows";
+import { startCsrfToken } from "../../lib/demo/demo";
+import { revokeClientApiKey } from "../../lib/keys/api-keys";
+import { toS256Challenge } from "../../lib/oauth/pkce";
+import { storeLogo } from "../../lib/partners/logos";
+import { connectedPartnerUser } from "../../test/bank-data";
+import { PNG } from "../../test/images";
+import {
+  createTestClient,
+  createTestUser,
+  issueCode,
+  mintApiKey,
+  newVerifier,
+  signedInCookie,
+  type TestClient,
+} from "../../test/oauth-fixtures";
+import { ownerOf } from "../../test/partner-owners";
+import type { FuzzContext } from "./types";
+
+/**
+ * Valid credentials and ids, made with the library in this process (it shares
+ * the service's database), so that mutated requests reach deep code paths.
+ */
+
+const FLOW_ACTIONS: FlowAction[] = ["cancel", "login", "approve", "key-setup", "bank"];
+const CODES = 40;
+const FLOWS = 16;
+
+/** A signed-in browser with a flow at the consent step. */
+async function browserFlow(client: TestClient) {
+  const verifier = newVerifier();
+  const { flowId, setCookie } = await createFlow({
+    clientId: client.clientId,
+    redirectUri: client.redirectUri,
+    state: "fuzz-state",
+    codeChallenge: toS256Challenge(verifier),
+    scope: "accounts.read",
+    locale: null,
+    loginHint: null,
+    challenge: null,
+    renewConnectionId: null,
+  });
+  const user = await createTestUser();
+  const flow = await db().flow.update({
+    where: { id: flowId },
+    data: { userId: user.id, step: "consent" },
+  });
+  const session = await signedInCookie(user.id);
+  const csrf = Object.fromEntries(FLOW_ACTIONS.map((action) => [action, csrfToken(flow, action)]));
+  return { cookie: `${setCookie.split(";")[0] ?? ""}; ${session}`, csrf };
+}
+
+export async function setUpFixtures(origin: string): Promise<FuzzContext> {
+  const connected = await connectedPartnerUser();
+  const other = await connectedPartnerUser({
+    bank: { name: "Sandbox Nordbank DK", country: "DK" },
+  });
+  const revoked = await mintApiKey(connected.client);
+  await revokeClientApiKey(revoked.key, connected.client.clientId);
+  const expired = await mintApiKey(connected.client);
+  await db().apiKey.updateMany({
+    where: { tenant: { user: { id: expired.user.id } } },
+    data: { expiresAt: new Date(Date.now() - 1000) },
+  });
+
+  const tokenClient = await createTestClient();
+  const codes = [];
+  for (let i = 0; i < CODES; i += 1) {
+    const verifier = newVerifier();
+    const { code } = await issueCode(tokenClient, verifier);
+    codes.push({ code, verifier });
+  }
+  const revokeClient = await createTestClient();
+  const revokeKeys = [];
+  for (let i = 0; i < 10; i += 1) revokeKeys.push((await mintApiKey(revokeClient)).key);
+  const suspended = await createTestClient();
+  await db().partner.update({
+    where: { id: suspended.partnerId ?? "" },
+    data: { status: "suspended" },
+  });
+
+  const owner = await ownerOf(1);
+  const otherOwner = await ownerOf(1);
+  const multi = await ownerOf(2);
+  const flows = [];
+  for (let i = 0; i < FLOWS; i += 1) {
+    flows.push(await browserFlow(i % 2 === 0 ? tokenClient : connected.client));
+  }
+  const browserId = randomBytes(32).toString("base64url");
+  const logo = await storeLogo(PNG);
+
+  return {
+    origin,
+    data: {
+      key: connected.key,
+      revokedKey: revoked.key,
+      expiredKey: expired.key,
+      accountId: connected.stored.accountIds[0] ?? "",
+      uid: connected.session.accounts[0]?.uid ?? "",
+      otherTenantAccountId: other.stored.accountIds[0] ?? "",
+      connectionId: connected.stored.connectionId,
+    },
+    oauth: {
+      clientId: tokenClient.clientId,
+      clientSecret: tokenClient.clientSecret,
+      redirectUri: tokenClient.redirectUri,
+      codes,
+      revokeClient: {
+        clientId: revokeClient.clientId,
+        clientSecret: revokeClient.clientSecret,
+        keys: revokeKeys,
+      },
+      suspendedClientId: suspended.clientId,
+    },
+    owner: {
+      cookie: owner.cookie,
+      csrf: owner.csrf,
+      partnerId: owner.partnerId,
+      clientIds: owner.clients.map((client) => client.clientId),
+      otherPartnerId: otherOwner.partnerId,
+      otherClientId: otherOwner.clients[0]?.clientId ?? "",
+      multiCookie: multi.cookie,
+      multiCsrf: multi.csrf,
+    },
+    flows,
+    demo: { cookie: `demo_browser=${browserId}`, csrf: startCsrfToken(browserId) },
+    logoFile: `${logo.hash}.png`,
+  };
+}

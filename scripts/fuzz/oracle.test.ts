@@ -1,0 +1,146 @@
+import { describe, expect, it } from "vitest";
+import { judge } from "./oracle";
+import type { Answer, Endpoint, FuzzRequest } from "./types";
+
+const endpoint = (
+  family: Endpoint["family"],
+  methods: Endpoint["methods"] = ["GET", "POST"],
+): Endpoint => ({ name: "/x", family, methods });
+const request = (
+  family: Endpoint["family"],
+  method = "POST",
+  extra: Partial<FuzzRequest> = {},
+): FuzzRequest => ({
+  endpoint: endpoint(family),
+  kind: "test",
+  method,
+  path: "/x",
+  headers: {},
+  seed: 1,
+  index: 0,
+  ...extra,
+});
+const json = (status: number, body: unknown, headers: Record<string, string> = {}): Answer => ({
+  status,
+  headers: { "content-type": "application/json; charset=utf-8", ...headers },
+  body: Buffer.from(JSON.stringify(body)),
+});
+const html = (status: number, text: string): Answer => ({
+  status,
+  headers: { "content-type": "text/html; charset=utf-8" },
+  body: Buffer.from(text),
+});
+const bare = (status: number, headers: Record<string, string> = {}): Answer => ({
+  status,
+  headers,
+  body: Buffer.alloc(0),
+});
+
+describe("the fuzz oracle", () => {
+  it("rejects every 5xx, whatever its body", () => {
+    expect(
+      judge(request("oauth-token"), json(500, { error: "server_error", error_description: "x" })),
+    ).not.toEqual([]);
+    expect(judge(request("page", "GET"), html(503, "<p>down</p>"))).not.toEqual([]);
+    expect(
+      judge(
+        request("sync"),
+        json(503, { status: 503, reason: "transient" }, { "retry-after": "5" }),
+      ),
+    ).not.toEqual([]);
+  });
+
+  it("accepts the documented OAuth error and rejects a wrong-shaped or unknown one", () => {
+    expect(
+      judge(
+        request("oauth-token"),
+        json(400, { error: "invalid_grant", error_description: "used" }),
+      ),
+    ).toEqual([]);
+    expect(judge(request("oauth-token"), json(400, { message: "bad" }))).not.toEqual([]);
+    expect(
+      judge(request("oauth-token"), json(400, { error: "bad_thing", error_description: "x" })),
+    ).not.toEqual([]);
+    expect(
+      judge(request("oauth-token"), json(400, { error: "invalid_request", error_description: 3 })),
+    ).not.toEqual([]);
+  });
+
+  it("rejects HTML where JSON is documented", () => {
+    expect(judge(request("data", "GET"), html(404, "<h1>Not found</h1>"))).not.toEqual([]);
+    expect(judge(request("oauth-token"), html(400, "<p>bad</p>"))).not.toEqual([]);
+  });
+
+  it("requires WWW-Authenticate: Basic on a 401 to Basic credentials, Bearer on the data API", () => {
+    const basic = request("oauth-token", "POST", { headers: { authorization: "Basic eDp5" } });
+    expect(
+      judge(basic, json(401, { error: "invalid_client", error_description: "x" })),
+    ).not.toEqual([]);
+    expect(
+      judge(
+        basic,
+        json(
+          401,
+          { error: "invalid_client", error_description: "x" },
+          { "www-authenticate": 'Basic realm="oauth"' },
+        ),
+      ),
+    ).toEqual([]);
+    expect(
+      judge(request("data", "GET"), json(401, { error: "invalid_token", error_description: "x" })),
+    ).not.toEqual([]);
+  });
+
+  it("checks sync problems: status echoed, reason present", () => {
+    expect(judge(request("sync"), json(400, { status: 400, reason: "invalid_request" }))).toEqual(
+      [],
+    );
+    expect(
+      judge(request("sync"), json(400, { status: 409, reason: "invalid_request" })),
+    ).not.toEqual([]);
+    expect(judge(request("sync"), json(400, { error: "invalid_request" }))).not.toEqual([]);
+  });
+
+  it("wants the service's 429 bare with an integer Retry-After", () => {
+    expect(judge(request("data", "GET"), bare(429, { "retry-after": "12" }))).toEqual([]);
+    expect(judge(request("data", "GET"), bare(429))).not.toEqual([]);
+    expect(
+      judge(request("data", "GET"), json(429, { error: "slow down" }, { "retry-after": "1" })),
+    ).not.toEqual([]);
+  });
+
+  it("takes Next's bare 405 for a method the route does not export, and only then", () => {
+    expect(judge(request("oauth-token", "PUT"), bare(405))).toEqual([]);
+    expect(judge(request("oauth-token", "POST"), bare(405))).not.toEqual([]);
+    expect(
+      judge(
+        request("oauth-token", "PUT"),
+        json(400, { error: "invalid_request", error_description: "x" }),
+      ),
+    ).not.toEqual([]);
+  });
+
+  it("rejects an authorize relay that hides a server_error", () => {
+    const relay = (error: string) =>
+      html(
+        200,
+        `<form id="relay" method="post" action="x"><input type="hidden" name="error" value="${error}"></form>`,
+      );
+    expect(judge(request("authorize", "GET"), relay("invalid_request"))).toEqual([]);
+    expect(judge(request("authorize", "GET"), relay("server_error"))).not.toEqual([]);
+    expect(judge(request("authorize", "GET"), html(200, "<p>hello</p>"))).not.toEqual([]);
+  });
+
+  it("rejects a redirect without Location and oversized answer headers", () => {
+    expect(judge(request("flow-form"), bare(303))).not.toEqual([]);
+    expect(judge(request("flow-form"), bare(303, { location: "/login" }))).toEqual([]);
+    expect(
+      judge(request("flow-form"), bare(303, { location: `/login?email=${"a".repeat(20_000)}` })),
+    ).not.toEqual([]);
+  });
+
+  it("wants HTML (or nothing) from pages", () => {
+    expect(judge(request("page", "GET"), html(404, "<h1>404</h1>"))).toEqual([]);
+    expect(judge(request("page", "GET"), json(404, { error: "x" }))).not.toEqual([]);
+  });
+});
