@@ -55,23 +55,37 @@ export async function signedInCookie(userId: string): Promise<string> {
 
 export const newVerifier = () => randomBytes(32).toString("base64url");
 
-/** A consented flow's code, as the consent screen would mint it. */
-export async function issueCode(client: TestClient, verifier: string, email = uniqueEmail()) {
-  const user = await createTestUser(email);
-  const { flowId } = await createFlow({
+/** A new flow of `client`, as /oauth/authorize creates it (its cookie in `setCookie`). */
+export function startTestFlow(
+  client: TestClient,
+  options: { verifier?: string; state?: string; renewConnectionId?: string | null } = {},
+) {
+  return createFlow({
     clientId: client.clientId,
     redirectUri: client.redirectUri,
-    state: "state-1",
-    codeChallenge: toS256Challenge(verifier),
+    state: options.state ?? "state-1",
+    codeChallenge: toS256Challenge(options.verifier ?? newVerifier()),
     scope: "accounts.read",
     locale: null,
     loginHint: null,
     challenge: null,
-    renewConnectionId: null,
+    renewConnectionId: options.renewConnectionId ?? null,
   });
-  await db().flow.update({ where: { id: flowId }, data: { userId: user.id, step: "consent" } });
-  const approval = await approveFlow(flowId, user.id);
+}
+
+/** The code a flow of this existing user mints when the user approves. */
+export async function issueCodeForUser(client: TestClient, verifier: string, userId: string) {
+  const { flowId } = await startTestFlow(client, { verifier });
+  await db().flow.update({ where: { id: flowId }, data: { userId, step: "consent" } });
+  const approval = await approveFlow(flowId, userId);
   const code = approval.fields.find(([name]) => name === "code")?.[1] ?? "";
+  return { code, approval };
+}
+
+/** A consented flow's code for a new user, as the consent screen would mint it. */
+export async function issueCode(client: TestClient, verifier: string, email = uniqueEmail()) {
+  const user = await createTestUser(email);
+  const { code, approval } = await issueCodeForUser(client, verifier, user.id);
   return { code, user, approval };
 }
 

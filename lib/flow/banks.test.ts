@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { generateKeyPair, openJson } from "../crypto/envelope";
 import { db } from "../db/client";
-import { toS256Challenge } from "../oauth/pkce";
 import {
   approveSandboxAuthorization,
   denySandboxAuthorization,
@@ -10,14 +9,14 @@ import {
 import { syncAccount } from "../banking/sync";
 import { handleBankCallback, handleBankRenew, handleBankStart } from "./banks";
 import { csrfToken } from "./csrf";
-import { attachUser, createFlow } from "./flows";
+import { attachUser } from "./flows";
 import { tenantSubject } from "../banking/tenants";
 import {
   createTestClient,
   createTestUser,
   ISSUER,
-  newVerifier,
   signedInCookie,
+  startTestFlow,
 } from "../../test/oauth-fixtures";
 
 const BANK = { country: "NO", bank: "Sandbox Fjordbank NO", psuType: "personal" };
@@ -39,17 +38,7 @@ async function newPerson(): Promise<Person> {
 /** A signed-in browser in a user-key flow whose user already holds a key. */
 async function signedInFlow(person?: Person, renewConnectionId: string | null = null) {
   const { client, user, keys } = person ?? (await newPerson());
-  const { flowId, setCookie } = await createFlow({
-    clientId: client.clientId,
-    redirectUri: client.redirectUri,
-    state: "s",
-    codeChallenge: toS256Challenge(newVerifier()),
-    scope: "accounts.read",
-    locale: null,
-    loginHint: null,
-    challenge: null,
-    renewConnectionId,
-  });
+  const { flowId, setCookie } = await startTestFlow(client, { state: "s", renewConnectionId });
   const subject = tenantSubject(client.partnerId, user);
   const next = await attachUser(
     { id: flowId, renewConnectionId },

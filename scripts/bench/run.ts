@@ -141,7 +141,7 @@ async function main() {
       }
     };
     log("minting authorization codes");
-    await mint(short ? 400 : 6_000);
+    await mint(short ? 400 : 3_000);
     const tokenRequest = (): HttpRequest | null => {
       const minted = codes.pop();
       if (!minted) return null;

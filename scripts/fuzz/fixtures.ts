@@ -1,10 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { db } from "../../lib/db/client";
 import { csrfToken, type FlowAction } from "../../lib/flow/csrf";
-import { createFlow } from "../../lib/flow/flows";
 import { startCsrfToken } from "../../lib/demo/demo";
 import { revokeClientApiKey } from "../../lib/keys/api-keys";
-import { toS256Challenge } from "../../lib/oauth/pkce";
 import { storeLogo } from "../../lib/partners/logos";
 import { connectedPartnerUser } from "../../test/bank-data";
 import { PNG } from "../../test/images";
@@ -16,6 +14,7 @@ import {
   newVerifier,
   signedInCookie,
   type TestClient,
+  startTestFlow,
 } from "../../test/oauth-fixtures";
 import { ownerOf } from "../../test/partner-owners";
 import type { FuzzContext } from "./types";
@@ -32,16 +31,9 @@ const FLOWS = 16;
 /** A signed-in browser with a flow at the consent step. */
 async function browserFlow(client: TestClient) {
   const verifier = newVerifier();
-  const { flowId, setCookie } = await createFlow({
-    clientId: client.clientId,
-    redirectUri: client.redirectUri,
+  const { flowId, setCookie } = await startTestFlow(client, {
+    verifier: verifier,
     state: "fuzz-state",
-    codeChallenge: toS256Challenge(verifier),
-    scope: "accounts.read",
-    locale: null,
-    loginHint: null,
-    challenge: null,
-    renewConnectionId: null,
   });
   const user = await createTestUser();
   const flow = await db().flow.update({

@@ -16,21 +16,19 @@ import {
 import { rawSetting, setSetting } from "../../lib/env";
 import { handleBankContinue } from "../../lib/flow/banks";
 import { csrfToken, type FlowAction } from "../../lib/flow/csrf";
-import { createFlow } from "../../lib/flow/flows";
 import { handleKeyRegistration } from "../../lib/flow/key-setup";
 import { handleLinkConfirm, handleLoginCode, handleLoginRequest } from "../../lib/flow/login";
 import { CLIENT_IP_HEADER } from "../../lib/http/client-ip";
 import { findLastMessage } from "../../lib/mail";
-import { toS256Challenge } from "../../lib/oauth/pkce";
 import { handleSandboxDecision } from "../../lib/upstream/sandbox-decision";
 import { sandboxUpstream } from "../../lib/upstream/sandbox";
 import {
   createTestClient,
   createTestUser,
   ISSUER,
-  newVerifier,
   signedInCookie,
   uniqueEmail,
+  startTestFlow,
 } from "../oauth-fixtures";
 
 /**
@@ -72,17 +70,7 @@ function setCookiesOf(response: Response): string[] {
 /** A live flow of a fresh client, optionally signed in by `userId`. */
 async function browserFlow(userId: string | null = null) {
   const client = await createTestClient();
-  const { flowId, setCookie } = await createFlow({
-    clientId: client.clientId,
-    redirectUri: client.redirectUri,
-    state: "s",
-    codeChallenge: toS256Challenge(newVerifier()),
-    scope: "accounts.read",
-    locale: null,
-    loginHint: null,
-    challenge: null,
-    renewConnectionId: null,
-  });
+  const { flowId, setCookie } = await startTestFlow(client, { state: "s" });
   if (userId) await db().flow.update({ where: { id: flowId }, data: { userId, step: "banks" } });
   const flow = await db().flow.findUniqueOrThrow({ where: { id: flowId } });
   return { flow, cookie: cookiePair(setCookie) };

@@ -6,15 +6,13 @@ import * as connectionsRoute from "@/app/api/connections/route";
 import * as bulkSyncRoute from "@/app/api/sync/route";
 import { generateKeyPair, openJson } from "../../lib/crypto/envelope";
 import { db } from "../../lib/db/client";
-import { approveFlow } from "../../lib/flow/approve";
-import { createFlow } from "../../lib/flow/flows";
-import { toS256Challenge } from "../../lib/oauth/pkce";
 import { handleTokenRequest } from "../../lib/oauth/token";
 import { connectBank } from "../bank-data";
 import {
   createTestClient,
   createTestUser,
   ISSUER,
+  issueCodeForUser,
   newVerifier,
   tokenRequest,
   type TestClient,
@@ -40,20 +38,7 @@ const post = (key: string, path: string, body: unknown) =>
 /** An API key of `client` for an existing user, through the real consent and token endpoint. */
 async function keyFor(client: TestClient, userId: string): Promise<string> {
   const verifier = newVerifier();
-  const { flowId } = await createFlow({
-    clientId: client.clientId,
-    redirectUri: client.redirectUri,
-    state: "s",
-    codeChallenge: toS256Challenge(verifier),
-    scope: "accounts.read",
-    locale: null,
-    loginHint: null,
-    challenge: null,
-    renewConnectionId: null,
-  });
-  await db().flow.update({ where: { id: flowId }, data: { userId, step: "consent" } });
-  const approval = await approveFlow(flowId, userId);
-  const code = approval.fields.find(([name]) => name === "code")?.[1] ?? "";
+  const { code } = await issueCodeForUser(client, verifier, userId);
   const response = await handleTokenRequest(tokenRequest(client, code, verifier));
   expect(response.status).toBe(200);
   return ((await response.json()) as { access_token: string }).access_token;
