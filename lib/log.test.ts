@@ -23,6 +23,22 @@ describe("log redaction (DESIGN.md §8: no secret, key, code or bank data in log
     });
   });
 
+  it("scrubs keys, client secrets and PEM keys from any text, error messages included", () => {
+    const key = `ebk_${"a1B2".repeat(10)}`;
+    const secret = `obs_${"Z9-_".repeat(10)}`;
+    const pem = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg\n-----END PRIVATE KEY-----";
+    const logged = JSON.stringify(
+      redact({
+        note: `token ${key} for obc_demo`,
+        error: new Error(`bad secret ${secret} and ${pem}`),
+        list: [`x ${key}`],
+      }),
+    );
+    for (const leaked of [key, secret, "MIIEvQIBADANBg"]) expect(logged).not.toContain(leaked);
+    expect(logged).toContain("obc_demo");
+    expect(logged).toContain("for obc_demo");
+  });
+
   it("keeps errors readable without their own fields", () => {
     const error = new Error("boom", { cause: { password: "p" } });
     expect(redact({ error })).toEqual({

@@ -14,10 +14,29 @@ const SENSITIVE_FIELD =
 
 export const REDACTED = "[redacted]";
 
+/**
+ * Secrets recognisable by their shape, wherever they appear in text (an
+ * error message that quotes its input, a URL): API keys, client secrets and
+ * PEM keys. Field names catch the rest.
+ */
+const SECRET_IN_TEXT = [
+  /\b(ebk|obs)_[A-Za-z0-9_-]{8,}/g,
+  /-----BEGIN [A-Z ]+-----[\s\S]*?(-----END [A-Z ]+-----|$)/g,
+] as const;
+
+export function scrubText(text: string): string {
+  return SECRET_IN_TEXT.reduce((scrubbed, pattern) => scrubbed.replace(pattern, REDACTED), text);
+}
+
 export function redact(value: unknown, depth = 0): unknown {
+  if (typeof value === "string") return scrubText(value);
   if (depth > 4 || value === null || typeof value !== "object") return value;
   if (value instanceof Error) {
-    return { name: value.name, message: value.message, cause: redact(value.cause, depth + 1) };
+    return {
+      name: value.name,
+      message: scrubText(value.message),
+      cause: redact(value.cause, depth + 1),
+    };
   }
   if (Array.isArray(value)) return value.map((item) => redact(item, depth + 1));
   return Object.fromEntries(
