@@ -139,6 +139,8 @@ describe("GET /api/accounts/{id}/transactions", () => {
   it.each([
     ["?from=2026-02-30", "from must be a calendar date as YYYY-MM-DD"],
     ["?to=yesterday", "to must be a calendar date as YYYY-MM-DD"],
+    ["?from=0000-00-00", "from must be a calendar date as YYYY-MM-DD"],
+    ["?to=2026-13-32", "to must be a calendar date as YYYY-MM-DD"],
     ["?from=2026-05-02&to=2026-05-01", "from must not be after to"],
     ["?limit=0", `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`],
     [`?limit=${MAX_PAGE_SIZE + 1}`, `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`],

@@ -60,7 +60,10 @@ const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 function parseDate(name: string, raw: string | null): Parsed<string | undefined> {
   if (raw === null) return { ok: true, value: undefined };
-  const valid = ISO_DATE.test(raw) && new Date(`${raw}T00:00:00Z`).toISOString().startsWith(raw);
+  // Month 00 or 13, day 00 or 32: an invalid Date, whose toISOString() throws.
+  const date = new Date(`${raw}T00:00:00Z`);
+  const valid =
+    ISO_DATE.test(raw) && !Number.isNaN(date.getTime()) && date.toISOString().startsWith(raw);
   return valid
     ? { ok: true, value: raw }
     : { ok: false, message: `${name} must be a calendar date as YYYY-MM-DD` };

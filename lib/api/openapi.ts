@@ -126,7 +126,12 @@ function paths() {
       post: {
         summary: "Back to the partner: the access_denied relay (browser flow, CSRF-checked)",
         requestBody: form({ csrf: str }, ["csrf"]),
-        responses: { "200": noBody("The relay page"), "403": noBody("No flow or bad CSRF token") },
+        responses: {
+          "200": noBody("The access_denied relay page (HTML) form-posting to the redirect URI"),
+          "400": error("invalid_request: not a form, no flow in progress, or body too large"),
+          "403": error("invalid_request: a cross-origin request or a bad CSRF token"),
+          "429": noBody("Rate limited (no body; Retry-After)"),
+        },
       },
     },
     "/api/accounts": {

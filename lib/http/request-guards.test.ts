@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isWellFormedPath, refuseBeforeRouting } from "./request-guards";
+import { isMalformedIdPath, isWellFormedPath, refuseBeforeRouting } from "./request-guards";
 
 describe("requests refused before routing", () => {
   it("a path is well formed only when every escape decodes and none is a NUL", () => {
@@ -8,6 +8,19 @@ describe("requests refused before routing", () => {
     for (const bad of ["/api/%zz", "/api/%", "/api/%2", "/api/%c3%28", "/api/%00", "/api/a%00b"]) {
       expect(isWellFormedPath(bad)).toBe(false);
     }
+  });
+
+  it("only id paths are checked for malformed encoding", () => {
+    expect(isMalformedIdPath("/api/%zz")).toBe(true);
+    expect(isMalformedIdPath("/logos/%00.png")).toBe(true);
+    expect(isMalformedIdPath("/api/accounts")).toBe(false);
+    expect(isMalformedIdPath("/%zz")).toBe(false);
+  });
+
+  it("a malformed id path is refused whatever the method, OPTIONS included", async () => {
+    const response = refuseBeforeRouting("OPTIONS", "/api/%zz");
+    expect(response?.status).toBe(400);
+    expect(await response?.json()).toMatchObject({ error: "invalid_request" });
   });
 
   it("a malformed id path under /api answers 400 invalid_request as JSON", async () => {

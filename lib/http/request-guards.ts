@@ -21,13 +21,16 @@ export function isWellFormedPath(pathname: string): boolean {
   }
 }
 
+/** An id path that is not well formed: refused before routing, whatever the method. */
+export function isMalformedIdPath(pathname: string): boolean {
+  return ID_PATHS.some((prefix) => pathname.startsWith(prefix)) && !isWellFormedPath(pathname);
+}
+
 export function refuseBeforeRouting(method: string, pathname: string): Response | null {
   if (!METHODS.has(method.toUpperCase())) {
     return new Response(null, { status: 405, headers: { Allow: [...METHODS].join(", ") } });
   }
-  if (!ID_PATHS.some((prefix) => pathname.startsWith(prefix)) || isWellFormedPath(pathname)) {
-    return null;
-  }
+  if (!isMalformedIdPath(pathname)) return null;
   const description = "the path is not valid percent-encoded UTF-8";
   // The sync operations answer problems as {status, reason, detail} (lib/api/sync.ts).
   if (/^\/api\/accounts\/[^/]*\/sync$/.test(pathname)) {

@@ -1,4 +1,5 @@
 import http from "node:http";
+import zlib from "node:zlib";
 import type { Answer, FuzzRequest } from "./types";
 
 /**
@@ -8,6 +9,23 @@ import type { Answer, FuzzRequest } from "./types";
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
 const TIMEOUT_MS = 30_000;
+
+/**
+ * The body as the service meant it: Next compresses whenever Accept-Encoding
+ * allows (`*` included, RFC 9110 §12.5.3), so the oracle judges the decoded
+ * bytes. A body that does not decode is left as sent, for the oracle to name.
+ */
+export function decodeBody(headers: Record<string, string>, body: Buffer): Buffer {
+  const encoding = (headers["content-encoding"] ?? "").trim().toLowerCase();
+  try {
+    if (encoding === "gzip" || encoding === "x-gzip") return zlib.gunzipSync(body);
+    if (encoding === "br") return zlib.brotliDecompressSync(body);
+    if (encoding === "deflate") return zlib.inflateSync(body);
+  } catch {
+    return body;
+  }
+  return body;
+}
 
 export function send(origin: string, request: FuzzRequest, clientIp: string): Promise<Answer> {
   const url = new URL(origin);
@@ -37,7 +55,11 @@ export function send(origin: string, request: FuzzRequest, clientIp: string): Pr
           for (const [name, value] of Object.entries(res.headers)) {
             if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(", ") : value;
           }
-          resolve({ status: res.statusCode ?? 0, headers: flat, body: Buffer.concat(chunks) });
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: flat,
+            body: decodeBody(flat, Buffer.concat(chunks)),
+          });
         });
         res.on("error", reject);
       },

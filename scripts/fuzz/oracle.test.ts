@@ -1,5 +1,7 @@
+import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { judge } from "./oracle";
+import { decodeBody } from "./http";
+import { dotSegmentTarget, judge, nodeParserRefusal } from "./oracle";
 import type { Answer, Endpoint, FuzzRequest } from "./types";
 
 const endpoint = (
@@ -136,6 +138,84 @@ describe("the fuzz oracle", () => {
     expect(judge(request("flow-form"), bare(303, { location: "/login" }))).toEqual([]);
     expect(
       judge(request("flow-form"), bare(303, { location: `/login?email=${"a".repeat(20_000)}` })),
+    ).not.toEqual([]);
+  });
+
+  it("holds a path whose dot segments lead elsewhere to where they lead", () => {
+    expect(dotSegmentTarget("/api/connect/clients/../../branding")).toBe("/api/branding");
+    expect(dotSegmentTarget("/api/accounts/%2e%2e/sync?x=1")).toBe("/api/sync");
+    expect(dotSegmentTarget("/api/accounts/..x/sync")).toBeNull();
+    const branding = request("public-json", "GET", { path: "/api/connect/clients/../branding" });
+    // The catch-all's 401 for /api/connect/branding, not the branding route's 400/404.
+    expect(
+      judge(
+        branding,
+        json(
+          401,
+          { error: "invalid_token", error_description: "an API key is required" },
+          { "www-authenticate": 'Bearer error="invalid_token"' },
+        ),
+      ),
+    ).toEqual([]);
+    expect(judge(branding, json(401, { error: "invalid_token" }))).toEqual([]);
+    expect(judge(branding, html(404, "<h1>404</h1>"))).not.toEqual([]);
+    expect(judge(branding, json(500, { error: "server_error" }))).not.toEqual([]);
+    // `/api/partner/clients/../..` is /api/, which Next redirects to /api.
+    const partner = request("partner", "PATCH", { path: "/api/partner/clients/../.." });
+    expect(judge(partner, bare(308, { location: "/api" }))).toEqual([]);
+    expect(judge(partner, bare(308))).not.toEqual([]);
+  });
+
+  it("takes the 400 of a malformed id path for any method, the route's or not", () => {
+    const options = request("data", "OPTIONS", { path: "/api/%zz?country=DK" });
+    const refusal = json(400, {
+      error: "invalid_request",
+      error_description: "the path is not valid percent-encoded UTF-8",
+    });
+    expect(judge(options, refusal)).toEqual([]);
+    expect(judge(options, html(400, "<p>bad</p>"))).not.toEqual([]);
+    // A well-formed path still gets Next's 405 for a method the route does not export.
+    expect(judge(request("data", "PUT", { path: "/api/x" }), refusal)).not.toEqual([]);
+  });
+
+  it("leaves Next's own plain-text refusals under /_next/ to Next", () => {
+    const image = request("page", "GET", { path: "/_next/image?url=x" });
+    const refusal = { status: 400, headers: {}, body: Buffer.from('"url" parameter is invalid') };
+    expect(judge(image, refusal)).toEqual([]);
+    expect(judge(request("page", "GET", { path: "/consent?url=x" }), refusal)).not.toEqual([]);
+  });
+
+  it("takes Next's plain-text refusal of a server action POST to a page", () => {
+    const unavailable: Answer = {
+      status: 409,
+      headers: { "content-type": "text/plain" },
+      body: Buffer.from("Server Action unavailable."),
+    };
+    const multipart = { "content-type": "multipart/form-data" };
+    expect(judge(request("page", "POST", { headers: multipart }), unavailable)).toEqual([]);
+    expect(judge(request("page", "POST"), unavailable)).not.toEqual([]);
+    expect(judge(request("page", "GET", { headers: multipart }), unavailable)).not.toEqual([]);
+  });
+
+  it("knows which requests Node's parser refuses before the service sees them", () => {
+    expect(nodeParserRefusal(request("data", "GET", { path: "/api/\u00ff\u00fe" }))).toBe(400);
+    expect(nodeParserRefusal(request("data", "GET", { path: "/api/x\u007f" }))).toBe(400);
+    expect(
+      nodeParserRefusal(request("data", "GET", { headers: { cookie: "a".repeat(17_000) } })),
+    ).toBe(431);
+    expect(nodeParserRefusal(request("data", "GET", { path: "/api/%C3%BF?q=<|>" }))).toBeNull();
+  });
+
+  it("judges a compressed answer by its decoded body", () => {
+    const text = JSON.stringify({ status: "ok" });
+    const headers = { "content-type": "application/json", "content-encoding": "gzip" };
+    const body = decodeBody(headers, gzipSync(text));
+    expect(body.toString("utf8")).toBe(text);
+    expect(judge(request("public-json", "GET"), { status: 200, headers, body })).toEqual([]);
+    // Bytes that do not decode stay as sent, and the oracle names them.
+    const garbled = decodeBody(headers, Buffer.from("not gzip"));
+    expect(
+      judge(request("public-json", "GET"), { status: 200, headers, body: garbled }),
     ).not.toEqual([]);
   });
 

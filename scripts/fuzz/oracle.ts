@@ -1,3 +1,4 @@
+import { isMalformedIdPath } from "../../lib/http/request-guards";
 import type { Answer, Family, FuzzRequest } from "./types";
 
 /**
@@ -136,6 +137,27 @@ function htmlPage(answer: Answer): string[] {
     : [`expected HTML, got "${contentType(answer) || "none"}"`];
 }
 
+const requestHeader = (request: FuzzRequest, name: string) =>
+  Object.entries(request.headers).find(([key]) => key.toLowerCase() === name)?.[1];
+
+/**
+ * Next takes a POST to a page with a multipart body or a Next-Action header
+ * for a server action; the app defines none, so Next refuses it itself with a
+ * plain-text 400 ("Invalid Server Action request.") or 409 ("Server Action
+ * unavailable."). Pages document no POST: a clear 4xx, Next's own words.
+ */
+function isServerActionRefusal(request: FuzzRequest, answer: Answer): boolean {
+  const action =
+    /^multipart\/form-data/i.test(requestHeader(request, "content-type") ?? "") ||
+    requestHeader(request, "next-action") !== undefined;
+  return (
+    request.method.toUpperCase() === "POST" &&
+    action &&
+    [400, 409].includes(answer.status) &&
+    contentType(answer).startsWith("text/plain")
+  );
+}
+
 const FAMILY_CHECKS: Record<Family, Check> = {
   "oauth-token": (request, answer) => {
     if (answer.status === 200)
@@ -242,11 +264,50 @@ const FAMILY_CHECKS: Record<Family, Check> = {
   page: (request, answer) => {
     if (answer.status >= 300 && answer.status < 400)
       return answer.status === 304 ? [] : redirect(answer);
-    // Next's static-asset 404 is plain text.
-    if (request.path.startsWith("/_next/") && answer.status === 404) return [];
+    // Next's own endpoints (static assets, the image optimizer) are not the
+    // product's: their 4xx is Next's short plain-text refusal ("url" parameter
+    // is invalid, 404), outside the documented shapes.
+    if (request.path.startsWith("/_next/") && [400, 404].includes(answer.status)) return [];
+    if (isServerActionRefusal(request, answer)) return [];
     return htmlPage(answer);
   },
 };
+
+/**
+ * Where a path's dot segments lead, when it has any. Next parses the target
+ * as a WHATWG URL, which resolves `.`, `..` and their `%2e` forms (RFC 3986
+ * §5.2.4): `/api/connect/clients/../branding` is a request for
+ * /api/connect/branding, so another route answers it.
+ */
+export function dotSegmentTarget(path: string): string | null {
+  const pathname = path.split("?")[0] ?? "";
+  if (!/(^|\/)(\.|%2e){1,2}(\/|$)/i.test(pathname)) return null;
+  try {
+    const target = new URL(pathname, "http://fuzz.invalid").pathname;
+    return target === pathname ? null : target;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A request that dot segments took to another route is held to that route's
+ * documented shapes, not to this endpoint's: under /api/ a JSON body (the
+ * data API's error or RFC 6750 refusal, or a sync problem) or Next's bare
+ * 405/204 for a method it does not export; elsewhere, a page.
+ */
+function landedElsewhere(target: string, answer: Answer): string[] {
+  if (answer.status >= 300 && answer.status < 400)
+    return answer.status === 304 ? [] : redirect(answer);
+  if (answer.status === 405 || answer.status === 204)
+    return isEmpty(answer) ? [] : [`a ${answer.status} with a body`];
+  if (!target.startsWith("/api/")) return htmlPage(answer);
+  if (answer.status >= 200 && answer.status < 300) return jsonOk(answer);
+  if (/^Bearer\b/.test(answer.headers["www-authenticate"] ?? "")) return bearerRefusal(answer);
+  const error = errorBody(answer, { description: "optional" });
+  const shape = error.length === 0 || syncProblem(answer).length === 0 ? [] : error;
+  return [...statusIn(answer, [400, 401, 403, 404, 409]), ...shape];
+}
 
 /**
  * Node's HTTP parser refuses some requests (unknown methods, headers over
@@ -258,6 +319,24 @@ function isNodeParserRefusal(answer: Answer): boolean {
     isEmpty(answer) &&
     !answer.headers["content-type"]
   );
+}
+
+const headBytes = (request: FuzzRequest) =>
+  request.method.length +
+  request.path.length +
+  Object.entries(request.headers).reduce((sum, [k, v]) => sum + k.length + v.length + 4, 0);
+
+/**
+ * The bare status Node's HTTP parser answers a request with before the
+ * service sees it, if it refuses it: 431 for a head over 16 KiB, 400 for a
+ * target holding a byte from DEL up (node:http sends those, its server takes
+ * only visible ASCII). It then closes the socket, so a client still uploading
+ * a large body sees the connection reset instead of the status.
+ */
+export function nodeParserRefusal(request: FuzzRequest): number | null {
+  if (headBytes(request) > 16 * 1024) return 431;
+  if (/[\x7f-\xff]/.test(request.path)) return 400;
+  return null;
 }
 
 /** Next's own answers to methods a route does not export (and HEAD/OPTIONS it derives). */
@@ -305,9 +384,17 @@ export function judge(request: FuzzRequest, answer: Answer): string[] {
   }
   if (answer.status === 429 && !/^\d+$/.test(answer.headers["retry-after"] ?? ""))
     return ["a 429 without an integer Retry-After"];
-  const methodVerdict = methodRules(request, answer);
+  const target = dotSegmentTarget(request.path);
+  // A malformed id path is refused before routing whatever the method
+  // (lib/http/request-guards): the family's 400 (or the logos' 404), even for
+  // a method the route does not export. Unknown methods still get its 405.
+  const refusedBeforeRouting =
+    isMalformedIdPath(request.path.split("?")[0] ?? "") && answer.status !== 405;
+  const methodVerdict =
+    target === null && !refusedBeforeRouting ? methodRules(request, answer) : null;
   if (methodVerdict) return methodVerdict;
   if (request.method.toUpperCase() === "HEAD")
     return isEmpty(answer) ? [] : ["a HEAD answer with a body"];
+  if (target !== null) return landedElsewhere(target, answer);
   return FAMILY_CHECKS[request.endpoint.family](request, answer);
 }
