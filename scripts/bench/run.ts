@@ -99,6 +99,9 @@ interface Row {
 }
 
 const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : "–");
+/** Two significant digits: ratios and slow rates stay readable however small. */
+const significant = (value: number) =>
+  Number.isFinite(value) ? (value >= 10 ? value.toFixed(1) : value.toPrecision(2)) : "–";
 
 function table(rows: Row[]): string {
   const lines = [
@@ -107,7 +110,7 @@ function table(rows: Row[]): string {
   ];
   for (const { name, concurrency, service, bare, constant } of rows) {
     lines.push(
-      `| ${name} | ${concurrency} | ${fixed(service.rps)} | ${fixed(service.p50)} | ${fixed(service.p99)} | ${fixed(bare.rps, 0)} | ${fixed(bare.p50)} | ${fixed(bare.p99)} | ${fixed(constant.rps, 0)} | ${fixed(constant.p50)} | ${fixed(constant.p99)} | ${fixed(service.rps / bare.rps, 3)} | ${fixed(service.rps / constant.rps, 3)} |`,
+      `| ${name} | ${concurrency} | ${significant(service.rps)} | ${fixed(service.p50)} | ${fixed(service.p99)} | ${fixed(bare.rps, 0)} | ${fixed(bare.p50)} | ${fixed(bare.p99)} | ${fixed(constant.rps, 0)} | ${fixed(constant.p50)} | ${fixed(constant.p99)} | ${significant(service.rps / bare.rps)} | ${significant(service.rps / constant.rps)} |`,
     );
   }
   return lines.join("\n");
