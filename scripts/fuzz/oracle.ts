@@ -1,4 +1,21 @@
 import { isMalformedIdPath } from "../../lib/http/request-guards";
+import {
+  TOKEN_CODES,
+  REVOKE_CODES,
+  RELAY_CODES,
+  type Check,
+  contentType,
+  isEmpty,
+  isRecord,
+  errorBody,
+  syncProblem,
+  jsonOk,
+  statusIn,
+  redirect,
+  bearerRefusal,
+  relayPage,
+  htmlPage,
+} from "./shapes";
 import type { Answer, Family, FuzzRequest } from "./types";
 
 /**
@@ -8,134 +25,6 @@ import type { Answer, Family, FuzzRequest } from "./types";
  * /docs/errors; each family's rule is one function below. A verdict is the
  * list of violations (empty = the answer is fine).
  */
-
-/** RFC 6749 §5.2 codes the token endpoint may answer. */
-const TOKEN_CODES = [
-  "invalid_request",
-  "invalid_client",
-  "invalid_grant",
-  "unauthorized_client",
-  "unsupported_grant_type",
-];
-/** RFC 7009 §2.2.1 adds unsupported_token_type for revoke. */
-const REVOKE_CODES = ["invalid_request", "invalid_client", "unsupported_token_type"];
-/** What the authorize relay may carry (/docs/errors; CONTRACT §3). server_error is a hidden 500. */
-const RELAY_CODES = [
-  "invalid_request",
-  "unsupported_response_type",
-  "invalid_scope",
-  "access_denied",
-  "temporarily_unavailable",
-  "unauthorized_client",
-];
-
-type Check = (request: FuzzRequest, answer: Answer) => string[];
-
-const contentType = (a: Answer) => (a.headers["content-type"] ?? "").toLowerCase();
-const isEmpty = (a: Answer) => a.body.length === 0;
-
-function parseJson(answer: Answer): { ok: true; value: unknown } | { ok: false; problem: string } {
-  if (!contentType(answer).startsWith("application/json")) {
-    return {
-      ok: false,
-      problem: `expected JSON, got content-type "${contentType(answer) || "none"}"`,
-    };
-  }
-  try {
-    return { ok: true, value: JSON.parse(answer.body.toString("utf8")) };
-  } catch {
-    return { ok: false, problem: "the body is not valid JSON" };
-  }
-}
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** `{error, error_description?}` with the error in `codes` (when given); description required unless optional. */
-function errorBody(
-  answer: Answer,
-  options: { codes?: string[]; description?: "required" | "optional" } = {},
-): string[] {
-  const parsed = parseJson(answer);
-  if (!parsed.ok) return [parsed.problem];
-  const body = parsed.value;
-  if (!isRecord(body) || typeof body.error !== "string")
-    return ["the error body has no string `error`"];
-  const problems: string[] = [];
-  if (options.codes && !options.codes.includes(body.error))
-    problems.push(`unknown error code "${body.error}"`);
-  const description = body.error_description;
-  if (
-    description === undefined
-      ? (options.description ?? "required") === "required"
-      : typeof description !== "string"
-  ) {
-    problems.push("`error_description` must be a string");
-  }
-  return problems;
-}
-
-/** CONTRACT §7.4: `{status, reason, bankErrorCode?, detail?}` whose status is the HTTP status. */
-function syncProblem(answer: Answer): string[] {
-  const parsed = parseJson(answer);
-  if (!parsed.ok) return [parsed.problem];
-  const body = parsed.value;
-  if (!isRecord(body)) return ["the problem body is not an object"];
-  const problems: string[] = [];
-  if (body.status !== answer.status)
-    problems.push(`problem status ${String(body.status)} differs from HTTP ${answer.status}`);
-  if (typeof body.reason !== "string" || body.reason === "")
-    problems.push("the problem has no string `reason`");
-  for (const field of ["bankErrorCode", "detail"]) {
-    if (body[field] !== undefined && typeof body[field] !== "string")
-      problems.push(`\`${field}\` must be a string`);
-  }
-  return problems;
-}
-
-function jsonOk(answer: Answer, shape?: (v: unknown) => boolean): string[] {
-  const parsed = parseJson(answer);
-  if (!parsed.ok) return [parsed.problem];
-  return shape && !shape(parsed.value) ? ["the 2xx body does not have the documented shape"] : [];
-}
-
-function statusIn(answer: Answer, allowed: number[]): string[] {
-  return allowed.includes(answer.status)
-    ? []
-    : [`status ${answer.status} is not one this endpoint documents (${allowed.join(", ")})`];
-}
-
-function redirect(answer: Answer): string[] {
-  return answer.headers.location ? [] : [`a ${answer.status} without Location`];
-}
-
-/** RFC 6750 §3: 401 invalid_token / 403 insufficient_scope with WWW-Authenticate: Bearer. */
-function bearerRefusal(answer: Answer): string[] {
-  const code = answer.status === 401 ? "invalid_token" : "insufficient_scope";
-  const problems = errorBody(answer, { codes: [code] });
-  if (!/^Bearer\b/.test(answer.headers["www-authenticate"] ?? ""))
-    problems.push("no WWW-Authenticate: Bearer");
-  return problems;
-}
-
-/** The form_post relay page (SPEC 2.2): an auto-posting form; an error relay names a known code. */
-function relayPage(answer: Answer, codes: string[]): string[] {
-  if (!contentType(answer).startsWith("text/html"))
-    return [`expected the relay page, got "${contentType(answer)}"`];
-  const html = answer.body.toString("utf8");
-  if (!html.includes('<form id="relay" method="post"'))
-    return ["a 200 HTML answer that is not the relay page"];
-  const error = /name="error" value="([^"]*)"/.exec(html)?.[1];
-  if (error !== undefined && !codes.includes(error)) return [`the relay carries error "${error}"`];
-  return [];
-}
-
-function htmlPage(answer: Answer): string[] {
-  if (isEmpty(answer)) return [];
-  return contentType(answer).startsWith("text/html")
-    ? []
-    : [`expected HTML, got "${contentType(answer) || "none"}"`];
-}
 
 const requestHeader = (request: FuzzRequest, name: string) =>
   Object.entries(request.headers).find(([key]) => key.toLowerCase() === name)?.[1];
