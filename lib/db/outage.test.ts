@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { POST as loginRequest } from "@/app/(flow)/login/request/route";
+import { POST as registerKey } from "@/app/(flow)/setup/key/route";
 import { GET as listAccounts } from "@/app/api/accounts/route";
 import { findFreePort } from "@/scripts/lib/embedded-postgres";
 import { ownerOf } from "@/test/partner-owners";
@@ -160,5 +162,27 @@ describe("answers while the database is down", () => {
       expectRetryAfter(response);
       expect(((await response.json()) as { error: string }).error).toBe("temporarily_unavailable");
     }
+  });
+
+  it("browser screens: a form post lands on the error screen, a script's JSON post gets a 503", async () => {
+    const origin = { Origin: "http://localhost:3000" };
+    const form = await loginRequest(
+      new Request("http://localhost:3000/login/request", {
+        method: "POST",
+        headers: { ...origin, "Content-Type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ email: "someone@example.com", csrf: "x" }),
+      }),
+    );
+    expect(form.status).toBe(303);
+    expect(form.headers.get("Location")).toBe("/error?reason=unavailable");
+    const json = await registerKey(
+      new Request("http://localhost:3000/setup/key", {
+        method: "POST",
+        headers: { ...origin, "Content-Type": "application/json", Cookie: owner.cookie },
+        body: JSON.stringify({ publicKey: "x", csrf: "x" }),
+      }),
+    );
+    expectRetryAfter(json);
+    expect(await json.json()).toEqual({ error: "unavailable" });
   });
 });

@@ -1,6 +1,6 @@
 import { isDatabaseUnavailable } from "../db/faults";
 import { log } from "../log";
-import { errorJson } from "./respond";
+import { errorJson, privateJson } from "./respond";
 
 /** Seconds a client should wait before repeating a request refused by an outage. */
 export const OUTAGE_RETRY_AFTER_SECONDS = 5;
@@ -11,7 +11,7 @@ export const OUTAGE_RETRY_AFTER_SECONDS = 5;
  */
 export function answeringOutages<A extends unknown[]>(
   handler: (...args: A) => Promise<Response>,
-  outage: () => Response,
+  outage: (...args: A) => Response,
 ): (...args: A) => Promise<Response> {
   return async (...args) => {
     try {
@@ -19,7 +19,7 @@ export function answeringOutages<A extends unknown[]>(
     } catch (error) {
       if (!isDatabaseUnavailable(error)) throw error;
       log.warn("database_unavailable", { error });
-      return outage();
+      return outage(...args);
     }
   };
 }
@@ -30,3 +30,24 @@ export function temporarilyUnavailable(): Response {
   response.headers.set("Retry-After", String(OUTAGE_RETRY_AFTER_SECONDS));
   return response;
 }
+
+/**
+ * The browser screens' answer: a script posting JSON (key setup, the user-key
+ * consent) gets a 503 it can show; a form post or a link lands on the error
+ * screen, which says the service is briefly unavailable in the flow's language.
+ */
+export function unavailableToBrowser(request: Request): Response {
+  if ((request.headers.get("content-type") ?? "").startsWith("application/json")) {
+    const response = privateJson({ error: "unavailable" }, 503);
+    response.headers.set("Retry-After", String(OUTAGE_RETRY_AFTER_SECONDS));
+    return response;
+  }
+  return new Response(null, {
+    status: 303,
+    headers: { Location: "/error?reason=unavailable", "Cache-Control": "no-store" },
+  });
+}
+
+/** A browser route handler that answers an outage with `unavailableToBrowser`. */
+export const browserRoute = (handler: (request: Request) => Promise<Response>) =>
+  answeringOutages(handler, unavailableToBrowser);

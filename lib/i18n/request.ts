@@ -2,6 +2,7 @@ import { cookies, headers } from "next/headers";
 import { getRequestConfig } from "next-intl/server";
 import { findSessionUser, sessionCookieName } from "../auth/sessions";
 import { flowCookieName, findFlowByCookie } from "../flow/flows";
+import { isDatabaseUnavailable } from "../db/faults";
 import { flowLocale, isFlowScreen } from "../flow/locale";
 import { PATH_HEADER } from "../http/security-headers";
 import { isLocale, negotiateLocale, type Locale } from "./locales";
@@ -28,9 +29,15 @@ async function requestLocale(): Promise<Locale> {
   if (!isFlowScreen(headerStore.get(PATH_HEADER) ?? "")) {
     return negotiateLocale({ userChoice, acceptLanguage });
   }
-  const [flow, user] = await Promise.all([
-    findFlowByCookie(cookieStore.get(flowCookieName())?.value),
-    findSessionUser(cookieStore.get(sessionCookieName())?.value),
-  ]);
-  return flowLocale({ flow, userChoice: user?.locale ?? userChoice, acceptLanguage });
+  try {
+    const [flow, user] = await Promise.all([
+      findFlowByCookie(cookieStore.get(flowCookieName())?.value),
+      findSessionUser(cookieStore.get(sessionCookieName())?.value),
+    ]);
+    return flowLocale({ flow, userChoice: user?.locale ?? userChoice, acceptLanguage });
+  } catch (error) {
+    // While the database is down the screens still speak the browser's language.
+    if (!isDatabaseUnavailable(error)) throw error;
+    return negotiateLocale({ userChoice, acceptLanguage });
+  }
 }

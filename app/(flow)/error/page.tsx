@@ -13,7 +13,13 @@ export default async function ErrorPage({
   return (
     <FlowShell flow={null} branding={null}>
       <h1>{t("title")}</h1>
-      <p role="alert">{reason === "expired" ? t("expired") : t("generic")}</p>
+      <p role="alert">
+        {reason === "expired"
+          ? t("expired")
+          : reason === "unavailable"
+            ? t("unavailable")
+            : t("generic")}
+      </p>
       <p>
         <Link href="/">{t("home")}</Link>
       </p>

@@ -1,7 +1,6 @@
 import { handleCancelRequest } from "@/lib/flow/cancel";
+import { browserRoute } from "@/lib/http/outage";
 
 export const dynamic = "force-dynamic";
 
-export function POST(request: Request) {
-  return handleCancelRequest(request);
-}
+export const POST = browserRoute(handleCancelRequest);

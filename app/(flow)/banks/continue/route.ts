@@ -1,7 +1,6 @@
 import { handleBankContinue } from "@/lib/flow/banks";
+import { browserRoute } from "@/lib/http/outage";
 
 export const dynamic = "force-dynamic";
 
-export function POST(request: Request) {
-  return handleBankContinue(request);
-}
+export const POST = browserRoute(handleBankContinue);

@@ -1,7 +1,6 @@
 import { handleBankRenew } from "@/lib/flow/banks";
+import { browserRoute } from "@/lib/http/outage";
 
 export const dynamic = "force-dynamic";
 
-export function GET(request: Request) {
-  return handleBankRenew(request);
-}
+export const GET = browserRoute(handleBankRenew);

@@ -1,7 +1,6 @@
 import { handleBankStart } from "@/lib/flow/banks";
+import { browserRoute } from "@/lib/http/outage";
 
 export const dynamic = "force-dynamic";
 
-export function POST(request: Request) {
-  return handleBankStart(request);
-}
+export const POST = browserRoute(handleBankStart);

@@ -1,7 +1,6 @@
 import { handleConsentApprove } from "@/lib/flow/consent";
+import { browserRoute } from "@/lib/http/outage";
 
 export const dynamic = "force-dynamic";
 
-export function POST(request: Request) {
-  return handleConsentApprove(request);
-}
+export const POST = browserRoute(handleConsentApprove);

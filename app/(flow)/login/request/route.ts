@@ -1,7 +1,6 @@
 import { handleLoginRequest } from "@/lib/flow/login";
+import { browserRoute } from "@/lib/http/outage";
 
 export const dynamic = "force-dynamic";
 
-export function POST(request: Request) {
-  return handleLoginRequest(request);
-}
+export const POST = browserRoute(handleLoginRequest);

@@ -1,7 +1,6 @@
 import { handleKeyRegistration } from "@/lib/flow/key-setup";
+import { browserRoute } from "@/lib/http/outage";
 
 export const dynamic = "force-dynamic";
 
-export function POST(request: Request) {
-  return handleKeyRegistration(request);
-}
+export const POST = browserRoute(handleKeyRegistration);

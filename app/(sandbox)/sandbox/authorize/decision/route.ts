@@ -1,7 +1,6 @@
 import { handleSandboxDecision } from "@/lib/upstream/sandbox-decision";
+import { browserRoute } from "@/lib/http/outage";
 
 export const dynamic = "force-dynamic";
 
-export function POST(request: Request) {
-  return handleSandboxDecision(request);
-}
+export const POST = browserRoute(handleSandboxDecision);
