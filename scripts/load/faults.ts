@@ -1,7 +1,10 @@
+import { randomUUID } from "node:crypto";
+import { getEnv } from "../../lib/env";
+import { flowCookieName } from "../../lib/flow/flows";
 import { ENABLE_BANKING_FAILURES } from "../../lib/upstream/enable-banking/errors";
 import { UPSTREAM_FAILURE_STATUS, type UpstreamFailureReason } from "../../lib/upstream/types";
 import type { ScriptedAnswer } from "../../test/fake-enable-banking";
-import { forwardedFor, type HttpClient } from "../lib/load-client";
+import { forwardedFor, type HttpAnswer, type HttpClient } from "../lib/load-client";
 import { ACCOUNT_UIDS, type LoadBank } from "./bank";
 import type { Population } from "./traffic";
 
@@ -111,4 +114,52 @@ export async function upstreamFaults(
     ok: after.status === 200,
   });
   return results;
+}
+
+/**
+ * Browser screens while PostgreSQL is down: a screen that needs the flow and
+ * a form post both land on the error screen, which renders without the
+ * database and says the service is briefly unavailable.
+ */
+export async function browserScreensDuringOutage(http: HttpClient): Promise<FaultResult[]> {
+  // A well-formed flow cookie, so that the screens must look the flow up.
+  const flowCookie = `${randomUUID()}.${"x".repeat(43)}`;
+  const cookie = { Cookie: `${flowCookieName()}=${flowCookie}`, ...forwardedFor(9_998) };
+  const screen = await http({ path: "/login", headers: cookie });
+  const post = await http({
+    method: "POST",
+    path: "/login/request",
+    headers: {
+      ...cookie,
+      Origin: new URL(getEnv().issuer).origin,
+      "Content-Type": "application/x-www-form-urlencoded",
+    },
+    body: "email=someone%40example.com&csrf=x",
+  });
+  const error = await http({ path: "/error?reason=unavailable", headers: cookie });
+  const landsOnError = (answer: HttpAnswer) =>
+    answer.headers.location?.endsWith("/error?reason=unavailable") ?? false;
+  const describe = (answer: HttpAnswer) =>
+    `${answer.status} ${landsOnError(answer) ? "→ error screen" : (answer.headers.location ?? "")}`;
+  const unavailable = "The service is briefly unavailable";
+  return [
+    {
+      label: "a flow screen while PostgreSQL is down",
+      expected: "307 → error screen",
+      got: describe(screen),
+      ok: screen.status === 307 && landsOnError(screen),
+    },
+    {
+      label: "a flow form post while PostgreSQL is down",
+      expected: "303 → error screen",
+      got: describe(post),
+      ok: post.status === 303 && landsOnError(post),
+    },
+    {
+      label: "the error screen while PostgreSQL is down",
+      expected: `200 "${unavailable}…"`,
+      got: `${error.status}${error.body.includes(unavailable) ? ` "${unavailable}…"` : ""}`,
+      ok: error.status === 200 && error.body.includes(unavailable),
+    },
+  ];
 }

@@ -3,7 +3,7 @@ import { rawSetting } from "../../lib/env";
 import { forwardedFor, httpClient, runWorkers, sleep, type HttpClient } from "../lib/load-client";
 import { startService, type ServiceProcess } from "../lib/service-process";
 import { startLoadBank } from "./bank";
-import { upstreamFaults } from "./faults";
+import { browserScreensDuringOutage, upstreamFaults, type FaultResult } from "./faults";
 import { startRunRedis } from "./redis";
 import { mintCodes, oneRequest, setUpPopulation, Stats, type Population } from "./traffic";
 
@@ -172,6 +172,7 @@ async function main() {
 
     await service.stopDatabase();
     await traffic(http, population, stats, "postgres down", PHASES.outage, [503]);
+    const screens = await browserScreensDuringOutage(http);
     const outage503 = stats.count((code) => code === 503);
     check(outage503 > 0, "no 503 while PostgreSQL was down");
     await service.startDatabase();
@@ -187,8 +188,8 @@ async function main() {
     minting = false;
     await minter;
     const faults = await upstreamFaults(http, bank, population);
-    console.log("upstream faults:");
-    for (const fault of faults) {
+    console.log("faults:");
+    for (const fault of [...screens, ...faults] satisfies FaultResult[]) {
       console.log(
         `  ${fault.ok ? "ok  " : "FAIL"} ${fault.label}: expected ${fault.expected}, got ${fault.got}`,
       );
