@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { disconnectDb } from "../lib/db/client";
-import { EnvError, getEnv, rawSetting } from "../lib/env";
-import { resolveDatabase, REPO_ROOT, type ResolvedDatabase } from "./lib/database";
+import { EnvError, getEnv } from "../lib/env";
+import { distDir, resolveDatabase, REPO_ROOT, type ResolvedDatabase } from "./lib/database";
 import { serveNext, type RunningServer } from "./lib/http-server";
 import { applyMigrations } from "./lib/migrations";
 import { seedDemo, type DemoSeed } from "./lib/seed";
@@ -60,8 +60,7 @@ async function main() {
     console.error(error instanceof EnvError ? error.message : error);
     process.exit(1);
   }
-  const distDir = rawSetting("NEXT_DIST_DIR") ?? ".next";
-  if (mode === "start" && !existsSync(path.join(REPO_ROOT, distDir, "BUILD_ID"))) {
+  if (mode === "start" && !existsSync(path.join(REPO_ROOT, distDir(), "BUILD_ID"))) {
     console.error("No production build found: run `npm run build` first.");
     process.exit(1);
   }

@@ -3,7 +3,8 @@ import { db } from "../lib/db/client";
 import { storeBankSession } from "../lib/banking/ingest";
 import { sandboxUpstream } from "../lib/upstream/sandbox";
 import { approveSandboxAuthorization } from "../lib/upstream/sandbox/consent";
-import { createTestClient, ISSUER, mintApiKey } from "./oauth-fixtures";
+import { tenantSubject } from "../lib/banking/tenants";
+import { createTestClient, ISSUER, mintApiKey, type TestClient } from "./oauth-fixtures";
 
 /**
  * A partner with a recipient key, a user who went through its flow (an API
@@ -13,18 +14,29 @@ import { createTestClient, ISSUER, mintApiKey } from "./oauth-fixtures";
 export async function connectedPartnerUser(
   options: { bank?: { name: string; country: string }; agoMs?: number } = {},
 ) {
+  const { client, keys } = await partnerWithRecipientKey();
+  const { key, user } = await mintApiKey(client);
+  const tenant = await partnerTenantOf(client, user);
+  const connected = await connectBank(tenant.id, keys.publicKeyRawB64, options);
+  return { client, key, keys, tenantId: tenant.id, ...connected };
+}
+
+/** A partner's client, the partner holding a freshly made recipient key (its pair in `keys`). */
+export async function partnerWithRecipientKey() {
   const client = await createTestClient();
   const keys = generateKeyPair();
   await db().partner.update({
     where: { id: client.partnerId ?? "" },
     data: { recipientPublicKey: keys.publicKeyRawB64, recipientKeyInstalledAt: new Date() },
   });
-  const { key, user } = await mintApiKey(client);
-  const tenant = await db().tenant.findUniqueOrThrow({
-    where: { subject: `wl:${client.partnerId}:connect:${user.email}` },
+  return { client, keys };
+}
+
+/** The tenant a user has at the client's partner (made by the token exchange). */
+export function partnerTenantOf(client: TestClient, user: { id: string; email: string }) {
+  return db().tenant.findUniqueOrThrow({
+    where: { subject: tenantSubject(client.partnerId, user) },
   });
-  const connected = await connectBank(tenant.id, keys.publicKeyRawB64, options);
-  return { client, key, keys, tenantId: tenant.id, ...connected };
 }
 
 /** Connects a sandbox bank for a tenant as if it happened `agoMs` ago. */

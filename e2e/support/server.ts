@@ -1,9 +1,8 @@
 import { spawn } from "node:child_process";
 import { appendFileSync, writeFileSync } from "node:fs";
-import path from "node:path";
 import { disconnectDb } from "../../lib/db/client";
 import { childEnv, setSetting } from "../../lib/env";
-import { REPO_ROOT } from "../../scripts/lib/database";
+import { NEXT_BIN, REPO_ROOT } from "../../scripts/lib/database";
 import { serveNext, type RunningServer } from "../../scripts/lib/http-server";
 import { seedDemo } from "../../scripts/lib/seed";
 import { createTestDatabase } from "../../test/test-database";
@@ -33,8 +32,7 @@ function teeOutputTo(file: string) {
 }
 
 function build(env: NodeJS.ProcessEnv): Promise<number> {
-  const nextBin = path.join(REPO_ROOT, "node_modules", "next", "dist", "bin", "next");
-  const child = spawn(process.execPath, [nextBin, "build"], {
+  const child = spawn(process.execPath, [NEXT_BIN, "build"], {
     cwd: REPO_ROOT,
     stdio: ["ignore", "pipe", "pipe"],
     env,

@@ -1,4 +1,4 @@
-import { isDatabaseUnavailable } from "../db/faults";
+import { isDatabaseUnavailable, OUTAGE_RETRY_AFTER_SECONDS } from "../db/faults";
 import { authenticateApiKeyRequest, refuseOutsideScope } from "../keys/api-key-auth";
 import type { ApiKeyPrincipal } from "../keys/api-keys";
 import { log } from "../log";
@@ -35,7 +35,9 @@ export function dataOperation(operation: Operation) {
       const path = new URL(request.url).pathname;
       if (isDatabaseUnavailable(error)) log.warn("api.database_unavailable", { error, path });
       else log.error("api.operation_failed", { error, path });
-      return apiJson({ status: 503, reason: "transient" }, 503, { "Retry-After": "5" });
+      return apiJson({ status: 503, reason: "transient" }, 503, {
+        "Retry-After": String(OUTAGE_RETRY_AFTER_SECONDS),
+      });
     }
   };
 }

@@ -5,6 +5,9 @@
  * error shape, never 500: the request can simply be repeated.
  */
 
+/** Seconds a client is told to wait (Retry-After) before repeating a request refused by an outage. */
+export const OUTAGE_RETRY_AFTER_SECONDS = 5;
+
 /** Prisma's connection-level error codes. */
 const PRISMA_CODES = new Set(["P1001", "P1002", "P1008", "P1017", "P2024"]);
 

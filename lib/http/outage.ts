@@ -1,9 +1,6 @@
-import { isDatabaseUnavailable } from "../db/faults";
+import { isDatabaseUnavailable, OUTAGE_RETRY_AFTER_SECONDS } from "../db/faults";
 import { log } from "../log";
 import { errorJson, privateJson } from "./respond";
-
-/** Seconds a client should wait before repeating a request refused by an outage. */
-export const OUTAGE_RETRY_AFTER_SECONDS = 5;
 
 /**
  * Runs a handler and answers `outage()` instead of a 500 when it failed

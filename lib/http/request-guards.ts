@@ -7,7 +7,8 @@ import { errorJson, privateJson } from "./respond";
  * NUL, which no id can hold) fails while Next decodes the route's params.
  */
 
-const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+/** The methods Next serves; any other (TRACE, PROPFIND, …) is refused with 405. */
+export const SERVED_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
 /** The route-handler prefixes whose paths carry ids (`[id]`, `[clientId]`, `[file]`, `[...path]`). */
 const ID_PATHS = ["/api/", "/logos/"];
@@ -27,8 +28,8 @@ export function isMalformedIdPath(pathname: string): boolean {
 }
 
 export function refuseBeforeRouting(method: string, pathname: string): Response | null {
-  if (!METHODS.has(method.toUpperCase())) {
-    return new Response(null, { status: 405, headers: { Allow: [...METHODS].join(", ") } });
+  if (!SERVED_METHODS.has(method.toUpperCase())) {
+    return new Response(null, { status: 405, headers: { Allow: [...SERVED_METHODS].join(", ") } });
   }
   if (!isMalformedIdPath(pathname)) return null;
   const description = "the path is not valid percent-encoded UTF-8";

@@ -22,16 +22,25 @@ export async function authenticateApiKeyRequest(
 }
 
 /**
+ * The same for the OAuth-shaped endpoints: a database outage is answered
+ * 503 temporarily_unavailable instead of being thrown.
+ */
+export async function authenticateApiKeyOrRefuse(
+  request: Request,
+): Promise<ApiKeyPrincipal | Response> {
+  try {
+    return await authenticateApiKeyRequest(request);
+  } catch (error) {
+    return oauthErrorResponse(error);
+  }
+}
+
+/**
  * SPEC 5.5: a key's scope permits exactly the five data operations; every
  * other API path answers 403 insufficient_scope to a valid key.
  */
 export async function refuseOutsideScope(request: Request): Promise<Response> {
-  let principal;
-  try {
-    principal = await authenticateApiKeyRequest(request);
-  } catch (error) {
-    return oauthErrorResponse(error);
-  }
+  const principal = await authenticateApiKeyOrRefuse(request);
   if (principal instanceof Response) return principal;
   return bearerErrorResponse(
     new OAuthError("insufficient_scope", "the accounts.read scope does not permit this operation"),

@@ -9,6 +9,10 @@ import { randomAlphanumeric, randomToken, SECRET_BYTES } from "../crypto/random"
  */
 
 export const CLIENT_ID_PREFIX = "obc_";
+
+/** Whether a presented client id can name a stored client at all (PostgreSQL text holds no NUL). */
+export const canNameClient = (clientId: string) =>
+  clientId.length <= 128 && !clientId.includes("\u0000");
 export const CLIENT_SECRET_PREFIX = "obs_";
 const CLIENT_ID_RANDOM_LENGTH = 24;
 

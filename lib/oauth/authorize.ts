@@ -2,6 +2,7 @@ import { findSignedInUser } from "../auth/sessions";
 import { tenantSubject } from "../banking/tenants";
 import { db } from "../db/client";
 import { getEnv } from "../env";
+import { canNameClient } from "../keys/client-credentials";
 import { attachUser, createFlow, keyModeOf } from "../flow/flows";
 import { fromUiLocales, negotiateLocale } from "../i18n/locales";
 import { relayLabels } from "../i18n/translate";
@@ -61,11 +62,7 @@ function singleUnverified(params: URLSearchParams, name: string): string {
 
 async function assertClient(params: URLSearchParams): Promise<AuthorizeClient> {
   const clientId = singleUnverified(params, "client_id");
-  // PostgreSQL text cannot hold a NUL: such an id names no client.
-  const client =
-    clientId.length <= 128 && !clientId.includes("\u0000")
-      ? await findAuthorizeClient(clientId)
-      : null;
+  const client = canNameClient(clientId) ? await findAuthorizeClient(clientId) : null;
   if (!client) throw new UnverifiedRequestError("invalid_request", "unknown client_id");
   return client;
 }

@@ -1,5 +1,5 @@
 import { db } from "../db/client";
-import { verifyClientSecret } from "../keys/client-credentials";
+import { canNameClient, verifyClientSecret } from "../keys/client-credentials";
 import { OAuthError } from "./errors";
 
 /**
@@ -82,19 +82,18 @@ export async function authenticateClient(
   credentials: ClientCredentials,
   now = new Date(),
 ): Promise<AuthenticatedClient> {
-  const client =
-    credentials.clientId.length <= 128 && !credentials.clientId.includes("\u0000")
-      ? await db().client.findUnique({
-          where: { id: credentials.clientId },
-          select: {
-            id: true,
-            partnerId: true,
-            secretHash: true,
-            previousSecretHash: true,
-            previousSecretExpiresAt: true,
-          },
-        })
-      : null;
+  const client = canNameClient(credentials.clientId)
+    ? await db().client.findUnique({
+        where: { id: credentials.clientId },
+        select: {
+          id: true,
+          partnerId: true,
+          secretHash: true,
+          previousSecretHash: true,
+          previousSecretExpiresAt: true,
+        },
+      })
+    : null;
   if (!client || !verifyClientSecret(client, credentials.clientSecret, now)) {
     throw new OAuthError("invalid_client", "client authentication failed");
   }

@@ -45,9 +45,6 @@ export function toErrorBody(error: OAuthError): { error: string; error_descripti
   return { error: error.code, error_description: error.description };
 }
 
-/** Seconds a client should wait before repeating a 503. */
-export const RETRY_AFTER_SECONDS = 5;
-
 /** Turns anything thrown into an OAuthError; the unexpected become server_error. */
 export function toOAuthError(error: unknown): OAuthError {
   if (error instanceof OAuthError) return error;

@@ -1,6 +1,7 @@
 import { log } from "../log";
 import { API_CSP } from "../http/security-headers";
-import { type OAuthError, RETRY_AFTER_SECONDS, toErrorBody, toOAuthError } from "./errors";
+import { OUTAGE_RETRY_AFTER_SECONDS } from "../db/faults";
+import { type OAuthError, toErrorBody, toOAuthError } from "./errors";
 
 /** SPEC 4.3: token responses are never cached. */
 export const NO_STORE_HEADERS = { "Cache-Control": "no-store", Pragma: "no-cache" } as const;
@@ -34,7 +35,7 @@ export function oauthErrorResponse(thrown: unknown, options: { basic?: boolean }
 
 /** A 503 says when to come back. */
 export function withRetryAfter(response: Response, error: OAuthError): Response {
-  if (error.status === 503) response.headers.set("Retry-After", String(RETRY_AFTER_SECONDS));
+  if (error.status === 503) response.headers.set("Retry-After", String(OUTAGE_RETRY_AFTER_SECONDS));
   return response;
 }
 

@@ -1,16 +1,11 @@
-import { authenticateApiKeyRequest } from "../keys/api-key-auth";
+import { authenticateApiKeyOrRefuse } from "../keys/api-key-auth";
 import type { z } from "zod";
-import { oauthErrorResponse, oauthJson } from "./responses";
+import { oauthJson } from "./responses";
 import type { Userinfo } from "./schemas";
 
 /** GET /oauth/userinfo (SPEC 2.4; CONTRACT §6), authenticated by the API key. */
 export async function handleUserinfoRequest(request: Request): Promise<Response> {
-  let principal;
-  try {
-    principal = await authenticateApiKeyRequest(request);
-  } catch (error) {
-    return oauthErrorResponse(error);
-  }
+  const principal = await authenticateApiKeyOrRefuse(request);
   if (principal instanceof Response) return principal;
   return oauthJson({
     sub: principal.subject,

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { childEnv } from "../../lib/env";
-import { dataDir, REPO_ROOT } from "../lib/database";
+import { dataDir, NEXT_BIN, REPO_ROOT, TSX_CLI } from "../lib/database";
 import { findFreePort } from "../lib/embedded-postgres";
 import { sleep } from "../lib/load-client";
 
@@ -18,8 +18,6 @@ export interface Baseline {
   stop(): Promise<void>;
 }
 
-const NEXT_BIN = path.join(REPO_ROOT, "node_modules", "next", "dist", "bin", "next");
-const TSX_CLI = path.join(REPO_ROOT, "node_modules", "tsx", "dist", "cli.mjs");
 const CONSTANT_APP = path.join(REPO_ROOT, "scripts", "bench", "constant-app");
 
 async function waitForAnswer(origin: string, child: ChildProcess): Promise<void> {

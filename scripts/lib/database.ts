@@ -1,5 +1,5 @@
 import path from "node:path";
-import { getEnv, setDatabaseUrl } from "../../lib/env";
+import { getEnv, rawSetting, setDatabaseUrl } from "../../lib/env";
 import {
   ensureDatabase,
   findRunningEmbeddedUrl,
@@ -8,6 +8,11 @@ import {
 } from "./embedded-postgres";
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
+/** Next's and tsx's command-line entry points, for child processes. */
+export const NEXT_BIN = path.join(REPO_ROOT, "node_modules", "next", "dist", "bin", "next");
+export const TSX_CLI = path.join(REPO_ROOT, "node_modules", "tsx", "dist", "cli.mjs");
+/** The production build's directory (NEXT_DIST_DIR, default .next; next.config.ts reads the same). */
+export const distDir = () => rawSetting("NEXT_DIST_DIR") ?? ".next";
 /** Where embedded PostgreSQL clusters live (DATA_DIR, default .data). */
 export const dataDir = () => path.resolve(REPO_ROOT, getEnv().dataDir);
 const DEV_DATABASE = "bank_connect";

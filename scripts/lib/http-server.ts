@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import next from "next";
 import { CLIENT_IP_HEADER, resolveClientIp } from "../../lib/http/client-ip";
+import { SERVED_METHODS } from "../../lib/http/request-guards";
 import { REPO_ROOT } from "./database";
 
 /**
@@ -24,8 +25,6 @@ function stampClientIp(request: IncomingMessage, trustedProxyHops: number) {
     trustedProxyHops,
   );
 }
-
-const SERVED_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
 export async function serveNext(options: {
   dev: boolean;

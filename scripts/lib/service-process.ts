@@ -3,8 +3,8 @@ import { createWriteStream, existsSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { disconnectDb } from "../../lib/db/client";
-import { childEnv, rawSetting, setSetting } from "../../lib/env";
-import { dataDir, REPO_ROOT } from "./database";
+import { childEnv, setSetting } from "../../lib/env";
+import { dataDir, distDir, NEXT_BIN, REPO_ROOT, TSX_CLI } from "./database";
 import {
   ensureDatabase,
   findFreePort,
@@ -45,12 +45,6 @@ export interface ServiceOptions {
   rebuild?: boolean;
   log?: (line: string) => void;
 }
-
-const NEXT_BIN = path.join(REPO_ROOT, "node_modules", "next", "dist", "bin", "next");
-const TSX_CLI = path.join(REPO_ROOT, "node_modules", "tsx", "dist", "cli.mjs");
-
-/** The build directory in use (NEXT_DIST_DIR, default .next). */
-export const distDir = () => rawSetting("NEXT_DIST_DIR") ?? ".next";
 
 function exitOf(child: ChildProcess): Promise<number> {
   return new Promise((resolve) => child.once("exit", (code) => resolve(code ?? 1)));

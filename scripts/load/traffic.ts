@@ -1,9 +1,7 @@
-import { generateKeyPair } from "../../lib/crypto/envelope";
-import { db } from "../../lib/db/client";
 import { toS256Challenge } from "../../lib/oauth/pkce";
+import { partnerTenantOf, partnerWithRecipientKey } from "../../test/bank-data";
 import {
   basicAuthorization,
-  createTestClient,
   issueCode,
   newVerifier,
   type TestClient,
@@ -122,12 +120,7 @@ export async function setUpPopulation(
   bank: LoadBank,
   count: number,
 ): Promise<Population> {
-  const client = await createTestClient();
-  const keys = generateKeyPair();
-  await db().partner.update({
-    where: { id: client.partnerId ?? "" },
-    data: { recipientPublicKey: keys.publicKeyRawB64, recipientKeyInstalledAt: new Date() },
-  });
+  const { client, keys } = await partnerWithRecipientKey();
   const population: Population = { client, users: [], issuedKeys: [], codes: [] };
   for (let i = 0; i < count; i += 1) {
     const verifier = newVerifier();
@@ -135,9 +128,7 @@ export async function setUpPopulation(
     const answer = await exchangeCode(http, client, code, verifier, i);
     if (answer.status !== 200) throw new Error(`token exchange failed: ${answer.body}`);
     const key = (JSON.parse(answer.body) as { access_token: string }).access_token;
-    const tenant = await db().tenant.findUniqueOrThrow({
-      where: { subject: `wl:${client.partnerId}:connect:${user.email}` },
-    });
+    const tenant = await partnerTenantOf(client, user);
     const { accountIds } = await bank.connect(tenant.id, keys.publicKeyRawB64);
     population.users.push({ key, accountIds });
     population.issuedKeys.push(key);

@@ -4,12 +4,11 @@ import * as accountSyncRoute from "@/app/api/accounts/[id]/sync/route";
 import * as transactionsRoute from "@/app/api/accounts/[id]/transactions/route";
 import * as connectionsRoute from "@/app/api/connections/route";
 import * as bulkSyncRoute from "@/app/api/sync/route";
-import { generateKeyPair, openJson } from "../../lib/crypto/envelope";
+import { openJson } from "../../lib/crypto/envelope";
 import { db } from "../../lib/db/client";
 import { handleTokenRequest } from "../../lib/oauth/token";
-import { connectBank } from "../bank-data";
+import { connectBank, partnerTenantOf, partnerWithRecipientKey } from "../bank-data";
 import {
-  createTestClient,
   createTestUser,
   ISSUER,
   issueCodeForUser,
@@ -46,16 +45,9 @@ async function keyFor(client: TestClient, userId: string): Promise<string> {
 
 /** A partner with a recipient key whose tenant for `user` has a sandbox bank connected. */
 async function partnerTenant(user: { id: string; email: string }) {
-  const client = await createTestClient();
-  const keys = generateKeyPair();
-  await db().partner.update({
-    where: { id: client.partnerId ?? "" },
-    data: { recipientPublicKey: keys.publicKeyRawB64, recipientKeyInstalledAt: new Date() },
-  });
+  const { client, keys } = await partnerWithRecipientKey();
   const key = await keyFor(client, user.id);
-  const tenant = await db().tenant.findUniqueOrThrow({
-    where: { subject: `wl:${client.partnerId}:connect:${user.email}` },
-  });
+  const tenant = await partnerTenantOf(client, user);
   const connected = await connectBank(tenant.id, keys.publicKeyRawB64);
   const accountIds = connected.stored.accountIds;
   const uids = connected.session.accounts.map((account) => account.uid);
