@@ -28,7 +28,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
   const t = await getTranslations("Login");
   const partner = branding?.name ?? SERVICE_NAME;
   const email = search.email ?? flow?.loginHint ?? "";
-  const returnUrl = search.returnUrl ?? (flow ? CONTINUE_PATH : "");
+  const returnUrl = search.returnUrl || (flow ? CONTINUE_PATH : "");
   const reconfirm = search.reconfirm === "1" && flow !== null;
   const sent = search.sent === "1" && email !== "";
 
