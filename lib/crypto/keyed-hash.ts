@@ -29,6 +29,7 @@ export const KEYED_HASH_PURPOSES = [
   "account-identity",
   "psu-id",
   "session-csrf",
+  "sign-out",
   "recipient-key-challenge",
 ] as const;
 

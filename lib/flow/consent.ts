@@ -1,8 +1,9 @@
-import { findSignedInUser } from "../auth/sessions";
+import { findSignedInUser, isFreshSignIn } from "../auth/sessions";
 import { tenantSubject } from "../banking/tenants";
 import { db } from "../db/client";
 import { jsonResponse } from "../http/respond";
 import { approveFlow } from "./approve";
+import { flowLoginPath } from "./continue";
 import { isSameOrigin, isValidCsrfToken } from "./csrf";
 import { findBrowserFlow, keyModeOf } from "./flows";
 import { serverRelay } from "./relay-for-flow";
@@ -15,6 +16,14 @@ import { resolveNextStep, tenantHasConnection } from "./steps";
  * - User-key mode (JSON from the consent page's script): mints the code and
  *   answers the relay fields; the browser adds privateKey/publicKey from the
  *   key it unlocked and posts the relay itself.
+ *
+ * Re-confirmation (docs/sessions.md): in partner-key mode one click grants the
+ * partner the data, so a session older than FRESH_SIGN_IN_SECONDS must sign
+ * in again (a new mail to the same address) before it may approve. User-key
+ * mode does not ask for that: approving there needs the passphrase that
+ * unlocks the key in this browser, which a passer-by at a shared browser does
+ * not know, and a code approved without the key reaches the partner with
+ * nothing that opens the data, which is sealed to that key.
  */
 export async function handleConsentApprove(request: Request): Promise<Response> {
   const refuse = (status: number, error: string) => jsonResponse({ error }, { status });
@@ -38,6 +47,13 @@ export async function handleConsentApprove(request: Request): Promise<Response> 
   if (!isValidCsrfToken(flow, "approve", csrf)) return refuse(403, "invalid_csrf");
 
   if (keyModeOf(flow.client.partner) === "partner") {
+    if (!isFreshSignIn(user)) {
+      const reconfirm = flowLoginPath({ email: user.email, reconfirm: "1" });
+      return new Response(null, {
+        status: 303,
+        headers: { Location: reconfirm, "Cache-Control": "no-store" },
+      });
+    }
     await db().flow.update({ where: { id: flow.id }, data: { consentedAt: new Date() } });
     const next = await resolveNextStep(
       { ...flow, consentedAt: new Date() },

@@ -50,6 +50,17 @@ export async function createFlow(
   return { flowId: flow.id, setCookie };
 }
 
+/**
+ * Takes the signed-in person off the flow (they signed out): whoever signs in
+ * next starts at the first step, consent included.
+ */
+export async function detachUser(flowId: string): Promise<void> {
+  await db().flow.update({
+    where: { id: flowId },
+    data: { userId: null, step: "login", consentedAt: null },
+  });
+}
+
 /** The live flow bound to this browser, or null. */
 export function findBrowserFlow(request: Request, now = new Date()) {
   return findFlowByCookie(readCookie(request, flowCookieName()), now);
@@ -131,7 +142,8 @@ export const RENEW_PATH = "/banks/renew";
 /**
  * Signs the flow's user in and moves it to the first step that user still
  * needs. A renewal of one of the tenant's connections goes straight to that
- * bank's consent (once the user's key exists, in user-key mode).
+ * bank's consent (once the user's key exists, in user-key mode). Any consent
+ * given before is dropped: it belongs to an earlier sign-in.
  */
 export async function attachUser(
   flow: { id: string; renewConnectionId: string | null },
@@ -151,6 +163,9 @@ export async function attachUser(
   const step = renewing
     ? "banks"
     : firstStepFor({ keyMode, userHasKey, tenantHasConnection: connections.length > 0 });
-  await db().flow.update({ where: { id: flow.id }, data: { userId: user.id, step } });
+  await db().flow.update({
+    where: { id: flow.id },
+    data: { userId: user.id, step, consentedAt: null },
+  });
   return { step, path: renewing ? RENEW_PATH : STEP_PATHS[step] };
 }

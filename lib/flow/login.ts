@@ -6,7 +6,7 @@ import {
   requestLoginChallenge,
   verifyLoginPin,
 } from "../auth/login-challenges";
-import { createBrowserSession } from "../auth/sessions";
+import { replaceBrowserSession } from "../auth/sessions";
 import { getEnv } from "../env";
 import { clientIpOf } from "../http/client-ip";
 import { readCookie } from "../http/cookies";
@@ -100,7 +100,11 @@ export async function handleLoginCode(request: Request): Promise<Response> {
   const result = await verifyLoginPin({ email, pin: code, browserNonce });
   if (result.status === "wrong") return back("wrong", { left: result.attemptsLeft });
   if (result.status !== "ok") return back(result.status);
-  return signedIn(result.userId, returnUrl ?? toSafeReturnPath(result.returnUrl, getEnv().issuer));
+  return signedIn(
+    request,
+    result.userId,
+    returnUrl ?? toSafeReturnPath(result.returnUrl, getEnv().issuer),
+  );
 }
 
 export async function handleLinkConfirm(request: Request): Promise<Response> {
@@ -115,9 +119,14 @@ export async function handleLinkConfirm(request: Request): Promise<Response> {
     const echoed = token.length <= MAX_ECHOED_LENGTH ? token : "";
     return redirect(`/login/link?${new URLSearchParams({ token: echoed, result: result.status })}`);
   }
-  return signedIn(result.userId, toSafeReturnPath(result.returnUrl, getEnv().issuer));
+  return signedIn(request, result.userId, toSafeReturnPath(result.returnUrl, getEnv().issuer));
 }
 
-async function signedIn(userId: string, returnPath: string | null): Promise<Response> {
-  return redirect(returnPath ?? "/", [await createBrowserSession(userId)]);
+/** A new session replaces the browser's previous one (revoked, not just overwritten). */
+async function signedIn(
+  request: Request,
+  userId: string,
+  returnPath: string | null,
+): Promise<Response> {
+  return redirect(returnPath ?? "/", [await replaceBrowserSession(request, userId)]);
 }

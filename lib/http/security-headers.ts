@@ -23,6 +23,8 @@ const FLOW_ROUTE_HANDLERS = new Set([
   "/login/request",
   "/login/code",
   "/login/link/confirm",
+  "/login/continue",
+  "/logout",
   "/setup/key",
   "/banks/start",
   "/banks/callback",

@@ -1,7 +1,9 @@
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import { getTranslations } from "next-intl/server";
+import { SignOutForm } from "@/app/_components/sign-out-form";
 import { findSessionUser, sessionCookieName } from "@/lib/auth/sessions";
+import { SIGNED_OUT_FROM_DASHBOARD } from "@/lib/flow/sign-out";
 import { ownedPartners, sessionCsrfToken } from "@/lib/partners/owner-session";
 import { findPartner, toPartnerWire } from "@/lib/partners/partner-api";
 import { listPartnerClients } from "@/lib/partners/client-api";
@@ -11,7 +13,8 @@ import { RecipientKeyPanel } from "./recipient-key-panel";
 
 /**
  * The partner dashboard (issue: partners manage themselves): signed in with
- * the same login as the flow; an owner of several partners picks one.
+ * the same login as the flow; an owner of several partners picks one. Every
+ * state shows who is signed in, with sign-out.
  */
 export default async function DashboardPage({
   searchParams,
@@ -30,6 +33,7 @@ export default async function DashboardPage({
     return (
       <main id="main" className="page dashboard">
         <h1>{t("title")}</h1>
+        <SignOutForm user={user} from={SIGNED_OUT_FROM_DASHBOARD} />
         {owned.length === 0 ? (
           <p className="notice">{t("noPartner", { email: user.email })}</p>
         ) : (
@@ -56,7 +60,11 @@ export default async function DashboardPage({
   return (
     <main id="main" className="page dashboard">
       <h1>{t("title")}</h1>
-      <p className="muted">{t("signedInAs", { email: user.email, partner: partner.name })}</p>
+      <SignOutForm
+        user={user}
+        from={SIGNED_OUT_FROM_DASHBOARD}
+        text={t("signedInAs", { email: user.email, partner: partner.name })}
+      />
       <BrandingEditor
         partnerId={partner.id}
         partnerName={partner.name}

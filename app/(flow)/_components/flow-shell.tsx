@@ -1,23 +1,28 @@
 import { getTranslations } from "next-intl/server";
 import type { ReactNode } from "react";
+import type { SignedInUser } from "@/lib/auth/sessions";
 import { csrfToken } from "@/lib/flow/csrf";
 import type { ScreenBranding } from "@/lib/partners/branding";
+import { SignOutForm } from "@/app/_components/sign-out-form";
 import { requestNonce, type LoadedFlow } from "../_lib/context";
 
 const SERVICE_NAME = "Bank Connect";
 
 /**
  * Every flow screen: the partner's branding (or the service's own look), the
- * content, the partner's links and "back to the partner" (SPEC 4.2 outcome 5),
- * which posts to /oauth/cancel and ends in the access_denied relay.
+ * content, the partner's links and "back to the partner", which posts to
+ * /oauth/cancel and ends in the access_denied relay. With `user`, the footer
+ * says who is signed in and offers signing out.
  */
 export async function FlowShell({
   flow,
   branding,
+  user = null,
   children,
 }: {
   flow: LoadedFlow | null;
   branding: ScreenBranding | null;
+  user?: Pick<SignedInUser, "sessionId" | "email"> | null;
   children: ReactNode;
 }) {
   const t = await getTranslations("Flow");
@@ -47,6 +52,7 @@ export async function FlowShell({
         {children}
       </main>
       <footer className="flow-footer">
+        {user ? <SignOutForm user={user} /> : null}
         {flow ? (
           <form method="post" action="/oauth/cancel">
             <input type="hidden" name="csrf" value={csrfToken(flow, "cancel")} />

@@ -49,7 +49,7 @@ export default async function BanksPage({ searchParams }: { searchParams: Promis
   const csrf = csrfToken(flow, "bank");
 
   return (
-    <FlowShell flow={flow} branding={branding}>
+    <FlowShell flow={flow} branding={branding} user={user}>
       <h1>{t("title")}</h1>
       <p>{t("intro")}</p>
       {search.notice === "denied" || search.notice === "failed" ? (

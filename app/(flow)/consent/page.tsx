@@ -4,6 +4,7 @@ import { tenantSubject } from "@/lib/banking/tenants";
 import { db } from "@/lib/db/client";
 import { csrfToken } from "@/lib/flow/csrf";
 import { keyModeOf } from "@/lib/flow/flows";
+import { SignOutForm } from "@/app/_components/sign-out-form";
 import { FlowShell, SERVICE_NAME } from "../_components/flow-shell";
 import { loadFlowScreen } from "../_lib/context";
 import { ApproveWithKey } from "./approve-with-key";
@@ -11,7 +12,9 @@ import { ApproveWithKey } from "./approve-with-key";
 /**
  * DESIGN.md §6.5: what is shared (accounts.read), with whom, for how long,
  * from which banks. Partner-key mode approves with a plain form; user-key
- * mode unlocks the key in the browser and relays from there.
+ * mode unlocks the key in the browser and relays from there. Who is signed
+ * in is shown up front, with "Not you?" (signs out, back to this flow's
+ * sign-in).
  */
 export default async function ConsentPage() {
   const { flow, user, branding } = await loadFlowScreen();
@@ -37,6 +40,7 @@ export default async function ConsentPage() {
   return (
     <FlowShell flow={flow} branding={branding}>
       <h1>{t("title", { partner })}</h1>
+      <SignOutForm user={user} button="notYou" />
       <p>{t("willRead", { partner })}</p>
       <ul>
         <li>{t("accounts")}</li>

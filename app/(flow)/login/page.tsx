@@ -1,4 +1,5 @@
 import { getTranslations } from "next-intl/server";
+import { CONTINUE_PATH } from "@/lib/flow/continue";
 import { csrfToken } from "@/lib/flow/csrf";
 import { FlowShell, SERVICE_NAME } from "../_components/flow-shell";
 import { loadFlowScreen, type LoadedFlow } from "../_lib/context";
@@ -10,25 +11,30 @@ type Search = {
   error?: string;
   left?: string;
   retry?: string;
+  reconfirm?: string;
 };
 
 /**
  * SPEC 4.2 / DESIGN.md §6.2: an email form (prefilled by login_hint, never
  * trusted); then "open the link" with the code as an alternative, or — with
  * challenge=pin_code — the code form first. Plain forms: no JavaScript needed.
+ * Inside a flow, signing in continues that flow (as whoever signed in);
+ * `reconfirm=1` says why a stale session is asked to sign in again.
  */
 export default async function LoginPage({ searchParams }: { searchParams: Promise<Search> }) {
   const search = await searchParams;
-  const { flow, branding } = await loadFlowScreen();
+  const { flow, user, branding } = await loadFlowScreen();
+  const session = await getTranslations("Session");
   const t = await getTranslations("Login");
   const partner = branding?.name ?? SERVICE_NAME;
   const email = search.email ?? flow?.loginHint ?? "";
-  const returnUrl = search.returnUrl ?? "";
+  const returnUrl = search.returnUrl || (flow ? CONTINUE_PATH : "");
+  const reconfirm = search.reconfirm === "1" && flow !== null;
   const sent = search.sent === "1" && email !== "";
 
   return (
-    <FlowShell flow={flow} branding={branding}>
-      <h1>{sent ? t("sentTitle") : t("title")}</h1>
+    <FlowShell flow={flow} branding={branding} user={user}>
+      <h1>{sent ? t("sentTitle") : reconfirm ? session("reconfirmTitle") : t("title")}</h1>
       <LoginMessage search={search} />
       {sent ? (
         <>
@@ -41,7 +47,11 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
         </>
       ) : (
         <>
-          <p>{t("intro", { partner })}</p>
+          {reconfirm ? (
+            <p className="notice">{session("reconfirm")}</p>
+          ) : (
+            <p>{t("intro", { partner })}</p>
+          )}
           <EmailForm flow={flow} email={email} returnUrl={returnUrl} />
         </>
       )}

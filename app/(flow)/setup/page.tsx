@@ -15,7 +15,7 @@ export default async function SetupPage() {
   const t = await getTranslations("Setup");
   const flowT = await getTranslations("Flow");
   return (
-    <FlowShell flow={flow} branding={branding}>
+    <FlowShell flow={flow} branding={branding} user={user}>
       <h1>{t("title")}</h1>
       <p>{t("intro", { service: SERVICE_NAME })}</p>
       <noscript>

@@ -14,7 +14,7 @@ export default async function LoginLinkPage({
   searchParams: Promise<{ token?: string; result?: string }>;
 }) {
   const { token = "", result } = await searchParams;
-  const { flow, branding } = await loadFlowScreen();
+  const { flow, user, branding } = await loadFlowScreen();
   const t = await getTranslations("LoginLink");
   const link = await inspectLoginLink(token);
   const problem =
@@ -25,7 +25,7 @@ export default async function LoginLinkPage({
         : t(link.status);
 
   return (
-    <FlowShell flow={flow} branding={branding}>
+    <FlowShell flow={flow} branding={branding} user={user}>
       <h1>{t("title")}</h1>
       {problem ? (
         <>
