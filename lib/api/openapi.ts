@@ -47,6 +47,7 @@ const form = (properties: Record<string, object>, required: string[]) => ({
 const str = { type: "string" };
 const keyRefusals = {
   "401": error("Missing, revoked or expired API key"),
+  "403": error("access_denied, reason partner_suspended: the partner is suspended"),
   "429": noBody("Rate limited (no body; Retry-After)"),
 };
 
@@ -99,7 +100,9 @@ function paths() {
         ),
         responses: {
           "200": json(ref("TokenResponse")),
-          "400": error("invalid_request, unsupported_grant_type or invalid_grant"),
+          "400": error(
+            "invalid_request, unsupported_grant_type, invalid_grant, or unauthorized_client (the partner is suspended)",
+          ),
           "401": error("invalid_client"),
         },
       },
@@ -189,6 +192,7 @@ function paths() {
           "502": problem("bank_error"),
           "503": problem("transient or partner_app_inactive"),
           "401": error("Missing, revoked or expired API key"),
+          "403": keyRefusals["403"],
         },
       },
     },
