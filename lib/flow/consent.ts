@@ -4,7 +4,7 @@ import { db } from "../db/client";
 import { jsonResponse } from "../http/respond";
 import { approveFlow } from "./approve";
 import { isSameOrigin, isValidCsrfToken } from "./csrf";
-import { findBrowserFlow, keyModeOf } from "./flows";
+import { findBrowserFlow, keyModeFor } from "./flows";
 import { serverRelay } from "./relay-for-flow";
 import { resolveNextStep, tenantHasConnection } from "./steps";
 
@@ -15,6 +15,9 @@ import { resolveNextStep, tenantHasConnection } from "./steps";
  * - User-key mode (JSON from the consent page's script): mints the code and
  *   answers the relay fields; the browser adds privateKey/publicKey from the
  *   key it unlocked and posts the relay itself.
+ * The mode is the tenant's (lib/flow/flows.ts keyModeFor): a user whose data
+ * is sealed to their own key stays in user-key mode after the partner
+ * installs a recipient key.
  */
 export async function handleConsentApprove(request: Request): Promise<Response> {
   const refuse = (status: number, error: string) => jsonResponse({ error }, { status });
@@ -37,7 +40,11 @@ export async function handleConsentApprove(request: Request): Promise<Response> 
   }
   if (!isValidCsrfToken(flow, "approve", csrf)) return refuse(403, "invalid_csrf");
 
-  if (keyModeOf(flow.client.partner) === "partner") {
+  const subject = tenantSubject(flow.client.partner?.id ?? null, {
+    id: user.userId,
+    email: user.email,
+  });
+  if ((await keyModeFor(flow.client.partner, subject)) === "partner") {
     await db().flow.update({ where: { id: flow.id }, data: { consentedAt: new Date() } });
     const next = await resolveNextStep(
       { ...flow, consentedAt: new Date() },
@@ -49,10 +56,6 @@ export async function handleConsentApprove(request: Request): Promise<Response> 
 
   // User-key mode needs the browser: the private key is only there.
   if (!isJson) return new Response(null, { status: 303, headers: { Location: "/consent" } });
-  const subject = tenantSubject(flow.client.partner?.id ?? null, {
-    id: user.userId,
-    email: user.email,
-  });
   if (!user.publicKey || !(await tenantHasConnection(subject)))
     return refuse(409, "onboarding_incomplete");
   const approval = await approveFlow(flow.id, user.userId);
