@@ -7,6 +7,7 @@ import { isSameOrigin, isValidCsrfToken } from "./csrf";
 import { findBrowserFlow, keyModeFor } from "./flows";
 import { serverRelay } from "./relay-for-flow";
 import { resolveNextStep, tenantHasConnection } from "./steps";
+import { readBodyTextOrRefuse } from "../http/body-limits";
 
 /**
  * POST /consent/approve (DESIGN.md §6.5–6.6).
@@ -26,7 +27,8 @@ export async function handleConsentApprove(request: Request): Promise<Response> 
   if (!flow || !user || flow.userId !== user.userId) return refuse(401, "no_flow");
 
   const isJson = (request.headers.get("content-type") ?? "").startsWith("application/json");
-  const text = await request.text();
+  const text = await readBodyTextOrRefuse(request);
+  if (text instanceof Response) return text;
   let csrf: string | null = null;
   if (isJson) {
     try {
