@@ -1,6 +1,28 @@
 import { describe, expect, it } from "vitest";
 import { ipv6Groups, isPublicIpAddress } from "./ip-address";
 
+/** IPv6 forms in use that carry an IPv4 destination: judged by it. */
+const CARRYING_PRIVATE = [
+  ["IPv4-mapped, dotted", "::ffff:127.0.0.1"],
+  ["IPv4-mapped, hex (as URLs serialize it)", "::ffff:7f00:1"],
+  ["IPv4-mapped, expanded", "0:0:0:0:0:ffff:a9fe:a9fe"],
+  ["NAT64 well-known prefix, loopback", "64:ff9b::127.0.0.1"],
+  ["NAT64 well-known prefix, private", "64:ff9b::a00:1"],
+  ["NAT64 well-known prefix, metadata", "64:ff9b::a9fe:a9fe"],
+] as const;
+
+/** Transition and deprecated forms refused whatever they carry. */
+const REFUSED_WHOLE = [
+  ["NAT64 local-use prefix", "64:ff9b:1::808:808"],
+  ["6to4 carrying a public address", "2002:808:808::1"],
+  ["6to4 carrying loopback", "2002:7f00:1::1"],
+  ["Teredo carrying a public server and client", "2001:0:808:808:0:0:f7f7:f7f7"],
+  ["Teredo whose client is 127.0.0.1 (inverted bits)", "2001:0:4136:e378:8000:63bf:80ff:fffe"],
+  ["IPv4-compatible (deprecated) loopback", "::127.0.0.1"],
+  ["IPv4-compatible (deprecated) public", "::8.8.8.8"],
+  ["IPv4-compatible, hex", "::7f00:1"],
+] as const;
+
 describe("isPublicIpAddress", () => {
   it.each([
     "8.8.8.8",
@@ -37,27 +59,12 @@ describe("isPublicIpAddress", () => {
     "",
   ])("refuses %j", (address) => expect(isPublicIpAddress(address)).toBe(false));
 
-  it.each([
-    ["IPv4-mapped, dotted", "::ffff:127.0.0.1"],
-    ["IPv4-mapped, hex (as URLs serialize it)", "::ffff:7f00:1"],
-    ["IPv4-mapped, expanded", "0:0:0:0:0:ffff:a9fe:a9fe"],
-    ["NAT64 well-known prefix, loopback", "64:ff9b::127.0.0.1"],
-    ["NAT64 well-known prefix, private", "64:ff9b::a00:1"],
-    ["NAT64 well-known prefix, metadata", "64:ff9b::a9fe:a9fe"],
-  ])("judges %s by the IPv4 address it carries: refuses %s", (_label, address) =>
-    expect(isPublicIpAddress(address)).toBe(false),
+  it.each(CARRYING_PRIVATE)(
+    "judges %s by the IPv4 address it carries: refuses %s",
+    (_label, address) => expect(isPublicIpAddress(address)).toBe(false),
   );
 
-  it.each([
-    ["NAT64 local-use prefix", "64:ff9b:1::808:808"],
-    ["6to4 carrying a public address", "2002:808:808::1"],
-    ["6to4 carrying loopback", "2002:7f00:1::1"],
-    ["Teredo carrying a public server and client", "2001:0:808:808:0:0:f7f7:f7f7"],
-    ["Teredo whose client is 127.0.0.1 (inverted bits)", "2001:0:4136:e378:8000:63bf:80ff:fffe"],
-    ["IPv4-compatible (deprecated) loopback", "::127.0.0.1"],
-    ["IPv4-compatible (deprecated) public", "::8.8.8.8"],
-    ["IPv4-compatible, hex", "::7f00:1"],
-  ])("refuses the whole %s range: %s", (_label, address) =>
+  it.each(REFUSED_WHOLE)("refuses the whole %s range: %s", (_label, address) =>
     expect(isPublicIpAddress(address)).toBe(false),
   );
 });
