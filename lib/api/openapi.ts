@@ -20,6 +20,10 @@ const json = (schema: object, description = "OK") => ({
 const error = (description: string) => json(ref("Error"), description);
 const problem = (description: string) => json(ref("SyncProblem"), description);
 const noBody = (description: string) => ({ description });
+/** Refused before any handler runs (docs/request-bodies.md). */
+const tooLarge = error(
+  "invalid_request: the body is over the path's limit (also has status and reason)",
+);
 
 const apiKey = [{ apiKey: [] }, { bearer: [] }];
 const ownerSession = [{ ownerSession: [] }];
@@ -104,6 +108,7 @@ function paths() {
             "invalid_request, unsupported_grant_type, invalid_grant, or unauthorized_client (the partner is suspended)",
           ),
           "401": error("invalid_client"),
+          "413": tooLarge,
         },
       },
     },
@@ -115,6 +120,7 @@ function paths() {
         responses: {
           "200": noBody("Revoked, or nothing to revoke"),
           "401": error("invalid_client"),
+          "413": tooLarge,
         },
       },
     },
@@ -193,6 +199,7 @@ function paths() {
           "503": problem("transient or partner_app_inactive"),
           "401": error("Missing, revoked or expired API key"),
           "403": keyRefusals["403"],
+          "413": tooLarge,
         },
       },
     },
@@ -207,6 +214,7 @@ function paths() {
         responses: {
           "200": json(ref("BulkSyncResult")),
           "400": problem("invalid_request"),
+          "413": tooLarge,
           ...keyRefusals,
         },
       },
