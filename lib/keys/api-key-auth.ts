@@ -23,7 +23,7 @@ function partnerSuspendedResponse(): Response {
 }
 
 /**
- * API-key authentication for a request (SPEC 5.3, 5.4): the principal, the
+ * API-key authentication for a request: the principal, the
  * 401 response for a missing, unknown, revoked or expired key, or the 403
  * for a key of a suspended partner.
  */

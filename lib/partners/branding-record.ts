@@ -42,7 +42,8 @@ const lengthOf = (text: string) => [...text].length;
 export type UrlParse = { ok: true; url: string } | { ok: false; problem: string };
 
 /**
- * SPEC 2.5's URL rules, judged on the URL as the WHATWG URL standard
+ * The branding URL rules (absolute https, no credentials, no fragment, at
+ * most MAX_URL characters), judged on the URL as the WHATWG URL standard
  * serializes it (lower-case host, punycode, default port dropped, dot
  * segments resolved, spaces percent-encoded): the form validated is the form
  * stored, answered and used.
@@ -63,7 +64,7 @@ export function parseBrandingUrl(text: string): UrlParse {
   return { ok: true, url: url.href };
 }
 
-/** SPEC 2.5's URL rules; null when the URL is acceptable. */
+/** The branding URL rules; null when the URL is acceptable. */
 export function urlProblem(text: string): string | null {
   const parsed = parseBrandingUrl(text);
   return parsed.ok ? null : parsed.problem;
