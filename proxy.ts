@@ -21,7 +21,9 @@ import { policyForPath } from "./lib/ratelimit/policies";
  * 3. Security headers: pages get a per-request CSP nonce (forwarded to Next on
  *    the request so its own scripts carry it); every response gets the
  *    baseline. Route handlers set their own Content-Security-Policy (JSON:
- *    nothing may load; the relay page: its script hash), so it is left alone.
+ *    nothing may load; the relay page: its script hash) and Referrer-Policy
+ *    (the relay page: no-referrer), so those are left alone: Next would keep
+ *    the proxy's value over the handler's.
  */
 async function rateLimited(request: NextRequest): Promise<NextResponse | null> {
   const policy = policyForPath(request.nextUrl.pathname);
@@ -36,12 +38,19 @@ async function rateLimited(request: NextRequest): Promise<NextResponse | null> {
 }
 
 export async function proxy(request: NextRequest) {
-  const baseline = baselineHeaders({ https: getEnv().issuer.startsWith("https://") });
   const limited = await rateLimited(request);
   const refused = limited
     ? null
     : refuseBeforeRouting(request.method, new URL(request.url).pathname);
   const response = limited ?? refused ?? securedPassThrough(request);
+  const baseline = baselineHeaders({
+    https: getEnv().issuer.startsWith("https://"),
+    // A route handler will answer: the headers it owns are its own choice.
+    routeHandler:
+      response === limited || response === refused
+        ? false
+        : isRouteHandler(request.nextUrl.pathname),
+  });
   for (const [name, value] of Object.entries(baseline)) response.headers.set(name, value);
   return response;
 }

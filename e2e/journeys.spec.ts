@@ -1,5 +1,5 @@
 import { expect, test, type Locator, type Page } from "@playwright/test";
-import { openJson } from "../lib/crypto/envelope";
+import { generateKeyPair, openJson } from "../lib/crypto/envelope";
 import { createBrowserSession } from "../lib/auth/sessions";
 import { keyedHash } from "../lib/crypto/keyed-hash";
 import { db } from "../lib/db/client";
@@ -258,4 +258,44 @@ test("a new device: the backup file brings the key, and the relay carries the sa
   const token = await exchangeCode(client, values.code ?? "", verifier);
   await expectAccountsOpenWith(token.user, values.privateKey ?? "");
   await context.close();
+});
+
+test("a partner installs its key after a user connected with their own: that user still relays their key", async ({
+  page,
+}) => {
+  const client = await createJourneyClient(partnerApp().redirectUri);
+  const email = uniqueEmail();
+  const first = partnerApp().nextRelay();
+  await page.goto(authorizePath(client, newPkce().challenge));
+  await signInByLink(page, email);
+  await createKey(page);
+  await connectSandboxBank(page);
+  await page.locator("#passphrase").fill(PASSPHRASE);
+  await page.locator('form button.button[type="submit"]').click();
+  const original = Object.fromEntries(await first);
+  expect(original.privateKey).not.toBe("");
+
+  // The partner installs its recipient key (the dashboard does this; dashboard.spec.ts drives it).
+  connectJourneyDatabase();
+  const partnerKey = generateKeyPair();
+  await db().partner.update({
+    where: { id: client.partnerId },
+    data: { recipientPublicKey: partnerKey.publicKeyRawB64, recipientKeyInstalledAt: new Date() },
+  });
+
+  const { verifier, challenge } = newPkce();
+  const second = partnerApp().nextRelay();
+  await page.goto(authorizePath(client, challenge, { state: "st-after-install" }));
+  await expect(page).toHaveURL(/\/consent$/);
+  // The user-key consent: the key is unlocked in the browser, not the partner-key form.
+  await expect(page.locator('form[action="/consent/approve"]')).toHaveCount(0);
+  await page.locator("#passphrase").fill(PASSPHRASE);
+  await page.locator('form button.button[type="submit"]').click();
+
+  const values = Object.fromEntries(await second);
+  expect(values.state).toBe("st-after-install");
+  expect(values.privateKey).toBe(original.privateKey);
+  expect(values.publicKey).toBe(original.publicKey);
+  const token = await exchangeCode(client, values.code ?? "", verifier);
+  await expectAccountsOpenWith(token.user, values.privateKey ?? "");
 });

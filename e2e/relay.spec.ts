@@ -29,7 +29,10 @@ test("an authorize error is form-posted to the redirect URI by the relay page's 
   const posted = page.waitForRequest(
     (request) => request.url() === CALLBACK && request.method() === "POST",
   );
-  await page.goto(authorizeUrl({ scope: "accounts.write" }));
+  const relayPage = await page.goto(authorizeUrl({ scope: "accounts.write" }));
+  expect(relayPage?.status()).toBe(200);
+  expect(relayPage?.headers()["referrer-policy"]).toBe("no-referrer");
+  expect(relayPage?.headers()["cache-control"]).toBe("no-store");
   const request = await posted;
   const fields = new URLSearchParams(request.postData() ?? "");
   expect([...fields.keys()]).toEqual(["error", "error_description", "iss", "state"]);

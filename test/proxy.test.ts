@@ -4,6 +4,7 @@ import { NextRequest } from "next/server";
 import { describe, expect, it } from "vitest";
 import { CLIENT_IP_HEADER } from "../lib/http/client-ip";
 import { isRouteHandler } from "../lib/http/security-headers";
+import { errorFields, relayResponse } from "../lib/oauth/relay";
 import { proxy } from "../proxy";
 import { atWindowStart } from "./rate-windows";
 
@@ -57,6 +58,22 @@ describe("proxy: rate limits (SPEC 8.1, 7.3)", () => {
   });
 });
 
+const ISSUER = "http://localhost:3000";
+
+/**
+ * The headers Next sends for a route handler behind the proxy: the proxy's
+ * first, then each of the handler's that the proxy did not set (Next's
+ * sendResponse never replaces a header already present, Set-Cookie, Vary and
+ * the authentication challenges aside).
+ */
+function asNextSends(fromProxy: Response, fromHandler: Response): Headers {
+  const sent = new Headers(fromProxy.headers);
+  fromHandler.headers.forEach((value, name) => {
+    if (!sent.has(name)) sent.set(name, value);
+  });
+  return sent;
+}
+
 describe("proxy: security headers", () => {
   it("gives pages a nonce CSP and every response the baseline", async () => {
     const page = await proxy(request("/", freshIp()));
@@ -66,9 +83,39 @@ describe("proxy: security headers", () => {
     expect(api.headers.get("content-security-policy")).toBeNull();
     for (const response of [page, api]) {
       expect(response.headers.get("x-content-type-options")).toBe("nosniff");
-      expect(response.headers.get("referrer-policy")).toBe("same-origin");
       expect(response.headers.get("x-frame-options")).toBe("DENY");
     }
+    expect(page.headers.get("referrer-policy")).toBe("same-origin");
+  });
+
+  it("leaves a route handler's Referrer-Policy to the handler: the relay page keeps no-referrer", async () => {
+    const relay = relayResponse(
+      "https://app.example.com/callback",
+      errorFields({ error: "access_denied", description: "declined", iss: ISSUER, state: "s" }),
+    );
+    for (const path of [
+      "/oauth/authorize",
+      "/oauth/cancel",
+      "/consent/approve",
+      "/banks/callback",
+    ]) {
+      const sent = asNextSends(await proxy(request(path, freshIp())), relay);
+      expect(sent.get("referrer-policy")).toBe("no-referrer");
+      expect(sent.get("content-security-policy")).toBe(
+        relay.headers.get("content-security-policy"),
+      );
+      expect(sent.get("x-frame-options")).toBe("DENY");
+    }
+  });
+
+  it("still gives its own answers (429, refusals before routing) the baseline Referrer-Policy", async () => {
+    const refused = await proxy(
+      new NextRequest("http://localhost:3000/api/accounts/%E0%A4%A", {
+        headers: { [CLIENT_IP_HEADER]: freshIp() },
+      }),
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get("referrer-policy")).toBe("same-origin");
   });
 
   it("sends a fresh nonce each time", async () => {

@@ -20,6 +20,10 @@ const json = (schema: object, description = "OK") => ({
 const error = (description: string) => json(ref("Error"), description);
 const problem = (description: string) => json(ref("SyncProblem"), description);
 const noBody = (description: string) => ({ description });
+/** Refused before any handler runs (docs/request-bodies.md). */
+const tooLarge = error(
+  "invalid_request: the body is over the path's limit (also has status and reason)",
+);
 
 const apiKey = [{ apiKey: [] }, { bearer: [] }];
 const ownerSession = [{ ownerSession: [] }];
@@ -47,6 +51,7 @@ const form = (properties: Record<string, object>, required: string[]) => ({
 const str = { type: "string" };
 const keyRefusals = {
   "401": error("Missing, revoked or expired API key"),
+  "403": error("access_denied, reason partner_suspended: the partner is suspended"),
   "429": noBody("Rate limited (no body; Retry-After)"),
 };
 
@@ -99,8 +104,11 @@ function paths() {
         ),
         responses: {
           "200": json(ref("TokenResponse")),
-          "400": error("invalid_request, unsupported_grant_type or invalid_grant"),
+          "400": error(
+            "invalid_request, unsupported_grant_type, invalid_grant, or unauthorized_client (the partner is suspended)",
+          ),
           "401": error("invalid_client"),
+          "413": tooLarge,
         },
       },
     },
@@ -112,6 +120,7 @@ function paths() {
         responses: {
           "200": noBody("Revoked, or nothing to revoke"),
           "401": error("invalid_client"),
+          "413": tooLarge,
         },
       },
     },
@@ -189,6 +198,8 @@ function paths() {
           "502": problem("bank_error"),
           "503": problem("transient or partner_app_inactive"),
           "401": error("Missing, revoked or expired API key"),
+          "403": keyRefusals["403"],
+          "413": tooLarge,
         },
       },
     },
@@ -203,6 +214,7 @@ function paths() {
         responses: {
           "200": json(ref("BulkSyncResult")),
           "400": problem("invalid_request"),
+          "413": tooLarge,
           ...keyRefusals,
         },
       },

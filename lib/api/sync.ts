@@ -4,6 +4,7 @@ import type { ApiKeyPrincipal } from "../keys/api-keys";
 import { apiJson } from "./data";
 import { BulkSyncRequest, SyncRequest } from "./schemas";
 import { psuHeadersOf } from "./psu-headers";
+import { readBodyTextOrRefuse } from "../http/body-limits";
 
 /**
  * POST /api/accounts/{id}/sync and POST /api/sync (SPEC 4.6, 7.3; CONTRACT
@@ -11,14 +12,12 @@ import { psuHeadersOf } from "./psu-headers";
  * reason's status and an integer Retry-After where the upstream gave one.
  */
 
-const MAX_BODY_BYTES = 64 * 1024;
-
 const problem = (status: number, reason: string, detail?: string) =>
   apiJson({ status, reason, ...(detail ? { detail } : {}) }, status);
 
 async function readJson<T>(request: Request, schema: z.ZodType<T>): Promise<T | Response> {
-  const text = await request.text();
-  if (text.length > MAX_BODY_BYTES) return problem(413, "invalid_request", "the body is too large");
+  const text = await readBodyTextOrRefuse(request);
+  if (text instanceof Response) return text;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

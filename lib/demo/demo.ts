@@ -32,6 +32,7 @@ import {
   openFromStorage,
   sealForStorage,
 } from "./secrets";
+import { readBodyText } from "../http/body-limits";
 
 /**
  * The demo partner at /demo: a partner backend that reaches the service only
@@ -105,7 +106,8 @@ export const sessionCsrfToken = (session: { csrfSecret: string }, action: "sync"
 async function readForm(request: Request): Promise<URLSearchParams> {
   const type = request.headers.get("content-type") ?? "";
   if (!type.startsWith("application/x-www-form-urlencoded")) return new URLSearchParams();
-  return new URLSearchParams(await request.text());
+  // A body over the limit is read as no form at all, which every demo step refuses.
+  return new URLSearchParams(await readBodyText(request).catch(() => ""));
 }
 
 /** The browser's latest live session, found only through its own cookie. */

@@ -13,6 +13,7 @@ import { findBrowserFlow } from "./flows";
 import { flowLocale } from "./locale";
 import { serverRelay } from "./relay-for-flow";
 import { resolveNextStep } from "./steps";
+import { readBodyTextOrRefuse } from "../http/body-limits";
 
 /**
  * The bank picker (DESIGN.md §6.4): start a consent at the upstream, then
@@ -90,7 +91,9 @@ export async function handleBankStart(request: Request): Promise<Response> {
   const signedIn = await signedInFlow(request);
   if (signedIn instanceof Response) return signedIn;
   const { flow, user } = signedIn;
-  const form = new URLSearchParams(await request.text());
+  const text = await readBodyTextOrRefuse(request);
+  if (text instanceof Response) return text;
+  const form = new URLSearchParams(text);
   if (!isValidCsrfToken(flow, "bank", form.get("csrf"))) return new Response(null, { status: 403 });
 
   const country = form.get("country") ?? "";
@@ -190,7 +193,9 @@ export async function handleBankContinue(request: Request): Promise<Response> {
   const signedIn = await signedInFlow(request);
   if (signedIn instanceof Response) return signedIn;
   const { flow, user } = signedIn;
-  const form = new URLSearchParams(await request.text());
+  const text = await readBodyTextOrRefuse(request);
+  if (text instanceof Response) return text;
+  const form = new URLSearchParams(text);
   if (!isValidCsrfToken(flow, "bank", form.get("csrf"))) return new Response(null, { status: 403 });
   const next = await resolveNextStep(flow, {
     id: user.userId,

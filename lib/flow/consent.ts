@@ -5,9 +5,10 @@ import { jsonResponse } from "../http/respond";
 import { approveFlow } from "./approve";
 import { flowLoginPath } from "./continue";
 import { isSameOrigin, isValidCsrfToken } from "./csrf";
-import { findBrowserFlow, keyModeOf } from "./flows";
+import { findBrowserFlow, keyModeFor } from "./flows";
 import { serverRelay } from "./relay-for-flow";
 import { resolveNextStep, tenantHasConnection } from "./steps";
+import { readBodyTextOrRefuse } from "../http/body-limits";
 
 /**
  * POST /consent/approve (DESIGN.md §6.5–6.6).
@@ -16,6 +17,10 @@ import { resolveNextStep, tenantHasConnection } from "./steps";
  * - User-key mode (JSON from the consent page's script): mints the code and
  *   answers the relay fields; the browser adds privateKey/publicKey from the
  *   key it unlocked and posts the relay itself.
+ *
+ * The mode is the tenant's (lib/flow/flows.ts keyModeFor): a user whose data
+ * is sealed to their own key stays in user-key mode after the partner
+ * installs a recipient key.
  *
  * Re-confirmation (docs/sessions.md): in partner-key mode one click grants the
  * partner the data, so a session older than FRESH_SIGN_IN_SECONDS must sign
@@ -32,7 +37,8 @@ export async function handleConsentApprove(request: Request): Promise<Response> 
   if (!flow || !user || flow.userId !== user.userId) return refuse(401, "no_flow");
 
   const isJson = (request.headers.get("content-type") ?? "").startsWith("application/json");
-  const text = await request.text();
+  const text = await readBodyTextOrRefuse(request);
+  if (text instanceof Response) return text;
   let csrf: string | null = null;
   if (isJson) {
     try {
@@ -46,7 +52,11 @@ export async function handleConsentApprove(request: Request): Promise<Response> 
   }
   if (!isValidCsrfToken(flow, "approve", csrf)) return refuse(403, "invalid_csrf");
 
-  if (keyModeOf(flow.client.partner) === "partner") {
+  const subject = tenantSubject(flow.client.partner?.id ?? null, {
+    id: user.userId,
+    email: user.email,
+  });
+  if ((await keyModeFor(flow.client.partner, subject)) === "partner") {
     if (!isFreshSignIn(user)) {
       const reconfirm = flowLoginPath({ email: user.email, reconfirm: "1" });
       return new Response(null, {
@@ -65,10 +75,6 @@ export async function handleConsentApprove(request: Request): Promise<Response> 
 
   // User-key mode needs the browser: the private key is only there.
   if (!isJson) return new Response(null, { status: 303, headers: { Location: "/consent" } });
-  const subject = tenantSubject(flow.client.partner?.id ?? null, {
-    id: user.userId,
-    email: user.email,
-  });
   if (!user.publicKey || !(await tenantHasConnection(subject)))
     return refuse(409, "onboarding_incomplete");
   const approval = await approveFlow(flow.id, user.userId);

@@ -1,6 +1,6 @@
 import { findSignedInUser } from "../auth/sessions";
 import { tenantSubject } from "../banking/tenants";
-import { attachUser, findBrowserFlow, keyModeOf } from "./flows";
+import { attachUser, findBrowserFlow, keyModeFor } from "./flows";
 
 /**
  * GET /login/continue: where a sign-in inside a flow returns to. The
@@ -25,11 +25,15 @@ export async function handleFlowContinue(request: Request): Promise<Response> {
   if (!user) return redirect(flowLoginPath());
   // Attaching sets the flow's user and first step and drops any earlier
   // consent: it was given under an earlier sign-in, perhaps by someone else.
+  const subject = tenantSubject(flow.client.partner?.id ?? null, {
+    id: user.userId,
+    email: user.email,
+  });
   const next = await attachUser(
     flow,
     { id: user.userId, publicKey: user.publicKey },
-    keyModeOf(flow.client.partner),
-    tenantSubject(flow.client.partner?.id ?? null, { id: user.userId, email: user.email }),
+    await keyModeFor(flow.client.partner, subject),
+    subject,
   );
   return redirect(next.path);
 }

@@ -113,6 +113,24 @@ export function keyModeOf(partner: { recipientPublicKey: string | null } | null)
 }
 
 /**
+ * The key mode of a flow for this tenant. A tenant stays sealed to the key it
+ * was created with (docs/key-modes.md), so the mode follows that key: a user
+ * who connected with their own key before the partner installed one keeps
+ * the user-key path (the browser relays the key that opens the data); a
+ * tenant not sealed yet takes the partner's recipient key if there is one.
+ */
+export async function keyModeFor(
+  partner: { recipientPublicKey: string | null } | null,
+  tenantSubject: string,
+): Promise<KeyMode> {
+  const tenant = await db().tenant.findUnique({
+    where: { subject: tenantSubject },
+    select: { sealingKeyKind: true },
+  });
+  return tenant?.sealingKeyKind ?? keyModeOf(partner);
+}
+
+/**
  * DESIGN.md §6.6: in user-key mode onboarding (key setup, a first bank) comes
  * before consent; in partner-key mode consent comes first.
  */

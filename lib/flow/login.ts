@@ -15,6 +15,7 @@ import { toScreenBranding } from "../partners/branding";
 import { isSameOrigin, isValidCsrfToken } from "./csrf";
 import { findBrowserFlow } from "./flows";
 import { flowLocale } from "./locale";
+import { readBodyTextOrRefuse } from "../http/body-limits";
 
 /**
  * The sign-in forms (SPEC 1, 5.8; DESIGN.md §6.2). Plain HTML form posts, so
@@ -43,7 +44,9 @@ function loginPage(params: Record<string, string | number | null | undefined>): 
 async function readForm(request: Request) {
   if (!isSameOrigin(request)) return null;
   const flow = await findBrowserFlow(request);
-  const form = new URLSearchParams(await request.text());
+  const text = await readBodyTextOrRefuse(request);
+  if (text instanceof Response) return text;
+  const form = new URLSearchParams(text);
   // Inside a flow the form also carries the flow's token (login CSRF).
   if (flow && !isValidCsrfToken(flow, "login", form.get("csrf"))) return null;
   const returnUrl = toSafeReturnPath(form.get("returnUrl"), getEnv().issuer);
@@ -53,6 +56,7 @@ async function readForm(request: Request) {
 export async function handleLoginRequest(request: Request): Promise<Response> {
   const read = await readForm(request);
   if (!read) return new Response(null, { status: 403 });
+  if (read instanceof Response) return read;
   const { flow, form, returnUrl } = read;
   const email = (form.get("email") ?? "").trim();
   const existingNonce = readCookie(request, loginNonceCookieName());
@@ -88,6 +92,7 @@ export async function handleLoginRequest(request: Request): Promise<Response> {
 export async function handleLoginCode(request: Request): Promise<Response> {
   const read = await readForm(request);
   if (!read) return new Response(null, { status: 403 });
+  if (read instanceof Response) return read;
   const { form, returnUrl } = read;
   const email = (form.get("email") ?? "").trim();
   const code = (form.get("code") ?? "").replace(/\s/g, "");
@@ -109,7 +114,9 @@ export async function handleLoginCode(request: Request): Promise<Response> {
 
 export async function handleLinkConfirm(request: Request): Promise<Response> {
   if (!isSameOrigin(request)) return new Response(null, { status: 403 });
-  const form = new URLSearchParams(await request.text());
+  const text = await readBodyTextOrRefuse(request);
+  if (text instanceof Response) return text;
+  const form = new URLSearchParams(text);
   const token = form.get("token") ?? "";
   const result = await confirmLoginLink({
     token,

@@ -1,7 +1,7 @@
 import type { FlowStep } from "../db/generated/enums";
 import { tenantSubject } from "../banking/tenants";
 import { db } from "../db/client";
-import { firstStepFor, keyModeOf, STEP_PATHS, type KeyMode } from "./flows";
+import { firstStepFor, keyModeFor, STEP_PATHS, type KeyMode } from "./flows";
 
 /**
  * Where a signed-in user's flow goes next (DESIGN.md §6.6), recomputed from
@@ -22,8 +22,8 @@ export async function resolveNextStep(
   flow: FlowState,
   user: { id: string; email: string; publicKey: string | null },
 ): Promise<{ step: FlowStep; path: string; keyMode: KeyMode }> {
-  const keyMode = keyModeOf(flow.client.partner);
   const subject = tenantSubject(flow.client.partner?.id ?? null, user);
+  const keyMode = await keyModeFor(flow.client.partner, subject);
   const hasConnection = await tenantHasConnection(subject);
   const step: FlowStep =
     keyMode === "partner" && flow.consentedAt

@@ -92,7 +92,21 @@ export function pageCsp(
 /** For responses that are not pages: nothing may load, nothing may frame them. */
 export const API_CSP = "default-src 'none'; frame-ancestors 'none'";
 
-export function baselineHeaders(options: { https: boolean }): Record<string, string> {
+/**
+ * Headers a route handler chooses for itself. Next sends a header the proxy
+ * set and drops the handler's own value for it, so the proxy gives these only
+ * to pages and to its own answers. The relay page sends no-referrer; every
+ * other route handler answers JSON, an image or a redirect, and a redirect
+ * without the header keeps the referrer policy of the page that made the
+ * request (Fetch standard, "HTTP-redirect fetch"): our pages' same-origin.
+ */
+export const ROUTE_HANDLER_OWNED_HEADERS: readonly string[] = ["Referrer-Policy"];
+
+export function baselineHeaders(options: {
+  https: boolean;
+  /** The response comes from a route handler, which keeps its own ROUTE_HANDLER_OWNED_HEADERS. */
+  routeHandler?: boolean;
+}): Record<string, string> {
   const headers: Record<string, string> = {
     "X-Content-Type-Options": "nosniff",
     // Nothing leaves for another origin, but our own form POSTs keep their
@@ -105,6 +119,9 @@ export function baselineHeaders(options: { https: boolean }): Record<string, str
   };
   if (options.https) {
     headers["Strict-Transport-Security"] = "max-age=63072000; includeSubDomains";
+  }
+  if (options.routeHandler) {
+    for (const name of ROUTE_HANDLER_OWNED_HEADERS) delete headers[name];
   }
   return headers;
 }

@@ -1,10 +1,31 @@
-import { OAuthError } from "../oauth/errors";
-import { bearerErrorResponse, oauthErrorResponse } from "../oauth/responses";
+import { OAuthError, toErrorBody } from "../oauth/errors";
+import { bearerErrorResponse, oauthErrorResponse, oauthJson } from "../oauth/responses";
 import { findActiveApiKey, readApiKeyCredential, type ApiKeyPrincipal } from "./api-keys";
 
+export const PARTNER_SUSPENDED_READS =
+  "this partner is suspended; its API keys cannot read data until it is resumed";
+
 /**
- * API-key authentication for a request (SPEC 5.3, 5.4): the principal, or the
- * 401 response for a missing, unknown, revoked or expired key.
+ * A live key of a suspended partner (docs/partner-suspension.md): 403, not
+ * 401, because the key is not dead and works again once the partner is
+ * resumed; a partner that dropped its keys on a 401 would lose them for good.
+ * `reason` is what the SDKs read from a failed POST, named as the pinned
+ * authorize refusal is.
+ */
+function partnerSuspendedResponse(): Response {
+  const error = new OAuthError("access_denied", PARTNER_SUSPENDED_READS);
+  const response = oauthJson({ ...toErrorBody(error), reason: "partner_suspended" }, error.status);
+  response.headers.set(
+    "WWW-Authenticate",
+    'Bearer error="access_denied", error_description="this partner is suspended"',
+  );
+  return response;
+}
+
+/**
+ * API-key authentication for a request: the principal, the
+ * 401 response for a missing, unknown, revoked or expired key, or the 403
+ * for a key of a suspended partner.
  */
 export async function authenticateApiKeyRequest(
   request: Request,
@@ -12,6 +33,7 @@ export async function authenticateApiKeyRequest(
   const credential = readApiKeyCredential(request);
   if (credential.kind === "key") {
     const principal = await findActiveApiKey(credential.key);
+    if (principal?.partnerSuspended) return partnerSuspendedResponse();
     if (principal) return principal;
   }
   const description =

@@ -35,6 +35,8 @@ export interface ApiKeyPrincipal {
   scope: string;
   expiresAt: Date;
   email: string;
+  /** The key's client belongs to a suspended partner (docs/partner-suspension.md). */
+  partnerSuspended: boolean;
 }
 
 export type ApiKeyCredential =
@@ -63,7 +65,7 @@ export async function findActiveApiKey(
   const found = await db().apiKey.findUnique({
     where: { keyHash: hashApiKey(key) },
     include: {
-      client: { select: { partnerId: true } },
+      client: { select: { partnerId: true, partner: { select: { status: true } } } },
       tenant: { select: { subject: true, user: { select: { email: true } } } },
     },
   });
@@ -77,6 +79,7 @@ export async function findActiveApiKey(
     scope: found.scope,
     expiresAt: found.expiresAt,
     email: found.tenant.user.email,
+    partnerSuspended: found.client.partner?.status === "suspended",
   };
 }
 

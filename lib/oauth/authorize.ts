@@ -3,7 +3,7 @@ import { tenantSubject } from "../banking/tenants";
 import { db } from "../db/client";
 import { getEnv } from "../env";
 import { canNameClient } from "../keys/client-credentials";
-import { attachUser, createFlow, keyModeOf } from "../flow/flows";
+import { attachUser, createFlow, keyModeFor } from "../flow/flows";
 import { fromUiLocales, negotiateLocale } from "../i18n/locales";
 import { relayLabels } from "../i18n/translate";
 import { log } from "../log";
@@ -234,7 +234,7 @@ export async function handleAuthorizeRequest(request: Request): Promise<Response
     const next = await attachUser(
       { id: flowId, renewConnectionId },
       { id: user.userId, publicKey: user.publicKey },
-      keyModeOf(client.partner),
+      await keyModeFor(client.partner, subject),
       subject,
     );
     return redirect(next.path, setCookie);

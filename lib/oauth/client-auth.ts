@@ -16,6 +16,8 @@ export interface ClientCredentials {
 export interface AuthenticatedClient {
   id: string;
   partnerId: string | null;
+  /** Its partner is suspended: it may revoke, but gets no new key (docs/partner-suspension.md). */
+  partnerSuspended: boolean;
 }
 
 export function usesBasicAuth(request: Request): boolean {
@@ -91,11 +93,30 @@ export async function authenticateClient(
           secretHash: true,
           previousSecretHash: true,
           previousSecretExpiresAt: true,
+          partner: { select: { status: true } },
         },
       })
     : null;
   if (!client || !verifyClientSecret(client, credentials.clientSecret, now)) {
     throw new OAuthError("invalid_client", "client authentication failed");
   }
-  return { id: client.id, partnerId: client.partnerId };
+  return {
+    id: client.id,
+    partnerId: client.partnerId,
+    partnerSuspended: client.partner?.status === "suspended",
+  };
+}
+
+/**
+ * RFC 6749 §5.2 unauthorized_client: the client proved who it is, but a
+ * suspended partner's clients get no API key until the partner is resumed.
+ * Checked after authentication, so a wrong secret learns nothing of it.
+ */
+export function assertClientMayObtainKeys(client: AuthenticatedClient): void {
+  if (client.partnerSuspended) {
+    throw new OAuthError(
+      "unauthorized_client",
+      "this partner is suspended; no API keys can be issued until it is resumed",
+    );
+  }
 }

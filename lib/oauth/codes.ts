@@ -19,7 +19,8 @@ import { verifiesS256 } from "./pkce";
 
 export const CODE_LIFETIME_SECONDS = 300;
 
-const hashCode = (code: string) => keyedHash("authorization-code", code);
+/** The stored form of a code (keyed hash): how a code is found again. */
+export const hashCode = (code: string) => keyedHash("authorization-code", code);
 
 export interface CodeBinding {
   flowId: string | null;

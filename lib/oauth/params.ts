@@ -1,4 +1,5 @@
 import { OAuthError } from "./errors";
+import { BodyTooLargeError, readBodyText as readLimitedText } from "../http/body-limits";
 
 /** Request bodies larger than this are refused before parsing. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -33,14 +34,15 @@ export function asciiName(name: string): string {
   return name.replace(/[^\x20-\x7e]/g, "?").slice(0, 64);
 }
 
-/** Reads a body as text, refusing oversized ones with invalid_request. */
+/** Reads a body as text, refusing (never truncating) oversized ones with invalid_request. */
 export async function readBodyText(request: Request): Promise<string> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > MAX_BODY_BYTES) throw new OAuthError("invalid_request", "request body too large");
-  const text = await request.text();
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES)
-    throw new OAuthError("invalid_request", "request body too large");
-  return text;
+  try {
+    return await readLimitedText(request, MAX_BODY_BYTES);
+  } catch (error) {
+    if (error instanceof BodyTooLargeError)
+      throw new OAuthError("invalid_request", "request body too large");
+    throw error;
+  }
 }
 
 export type BodyKind = "form" | "json" | "other";

@@ -1,7 +1,12 @@
 import { z } from "zod";
 import { getEnv } from "../env";
 import { OAuthError } from "./errors";
-import { authenticateClient, readClientCredentials, usesBasicAuth } from "./client-auth";
+import {
+  assertClientMayObtainKeys,
+  authenticateClient,
+  readClientCredentials,
+  usesBasicAuth,
+} from "./client-auth";
 import { redeemAuthorizationCode } from "./codes";
 import { assertNoDuplicates, bodyKind, optionalParam, readBodyText } from "./params";
 import { oauthErrorResponse, oauthJson } from "./responses";
@@ -11,7 +16,7 @@ import type { TokenResponse } from "./schemas";
  * POST /oauth/token (SPEC 4.3, 7.2; CONTRACT §4): a form body, or the
  * first-generation JSON body {code, codeVerifier, clientId, clientSecret}.
  * Rules run in a visible order: body → grant type → parameters → client →
- * code.
+ * the client's partner not suspended → code.
  */
 
 interface TokenParams {
@@ -97,6 +102,7 @@ export async function handleTokenRequest(request: Request): Promise<Response> {
     const code = requireParam(params.code, "code");
     const codeVerifier = requireParam(params.codeVerifier, "code_verifier");
     const client = await authenticateClient(readClientCredentials(request, params));
+    assertClientMayObtainKeys(client);
     const issued = await redeemAuthorizationCode({
       code,
       codeVerifier,

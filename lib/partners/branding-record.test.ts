@@ -19,6 +19,38 @@ describe("the branding record (SPEC 2.5)", () => {
     expect(parsed).toEqual({ ok: true, record: { ...full, accentColor: "#1d4ed8" } });
   });
 
+  it("stores each URL as the normalized form it was validated in", () => {
+    const open = parseBrandingRecord(
+      {
+        supportUrl: "HTTPS://Acme.EXAMPLE:443/help center",
+        termsUrl: "https://bücher.example/./terms/../agb",
+        privacyUrl: "https://acme.example",
+        logoUrl: "https://CDN.acme.example:443/logo.png?size=2",
+      },
+      NO_DOMAIN,
+    );
+    expect(open).toEqual({
+      ok: true,
+      record: expect.objectContaining({
+        supportUrl: "https://acme.example/help%20center",
+        termsUrl: "https://xn--bcher-kva.example/agb",
+        privacyUrl: "https://acme.example/",
+        logoUrl: "https://cdn.acme.example/logo.png?size=2",
+      }),
+    });
+  });
+
+  it("checks the length limit on the normalized URL", () => {
+    // 2048 characters as typed, but each space becomes %20 when normalized.
+    const prefix = "https://acme.example/";
+    const typed = `${prefix}${"a ".repeat((2048 - prefix.length - 1) / 2)}a`;
+    expect(typed).toHaveLength(2048);
+    expect(parseBrandingRecord({ supportUrl: typed }, NO_DOMAIN)).toEqual({
+      ok: false,
+      violations: [{ field: "supportUrl", message: "supportUrl must be at most 2048 characters" }],
+    });
+  });
+
   it("clears every field that is omitted, null or blank", () => {
     const parsed = parseBrandingRecord({ displayName: "  ", purpose: null }, NO_DOMAIN);
     expect(parsed).toEqual({

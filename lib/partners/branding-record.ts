@@ -39,19 +39,35 @@ const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
 /** Characters as a person counts them (code points, not UTF-16 units). */
 const lengthOf = (text: string) => [...text].length;
 
-/** SPEC 2.5's URL rules; null when the URL is acceptable. */
-export function urlProblem(text: string): string | null {
-  if (text.length > MAX_URL) return `must be at most ${MAX_URL} characters`;
+export type UrlParse = { ok: true; url: string } | { ok: false; problem: string };
+
+/**
+ * The branding URL rules (absolute https, no credentials, no fragment, at
+ * most MAX_URL characters), judged on the URL as the WHATWG URL standard
+ * serializes it (lower-case host, punycode, default port dropped, dot
+ * segments resolved, spaces percent-encoded): the form validated is the form
+ * stored, answered and used.
+ */
+export function parseBrandingUrl(text: string): UrlParse {
+  const refuse = (problem: string): UrlParse => ({ ok: false, problem });
+  if (text.length > MAX_URL) return refuse(`must be at most ${MAX_URL} characters`);
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    return "must be an absolute https:// URL";
+    return refuse("must be an absolute https:// URL");
   }
-  if (url.protocol !== "https:") return "must be an https:// URL";
-  if (url.username || url.password) return "must not contain credentials";
-  if (text.includes("#")) return "must not contain a fragment (#…)";
-  return null;
+  if (url.protocol !== "https:") return refuse("must be an https:// URL");
+  if (url.username || url.password) return refuse("must not contain credentials");
+  if (text.includes("#")) return refuse("must not contain a fragment (#…)");
+  if (url.href.length > MAX_URL) return refuse(`must be at most ${MAX_URL} characters`);
+  return { ok: true, url: url.href };
+}
+
+/** The branding URL rules; null when the URL is acceptable. */
+export function urlProblem(text: string): string | null {
+  const parsed = parseBrandingUrl(text);
+  return parsed.ok ? null : parsed.problem;
 }
 
 /** The URL's host is the pinned registrable domain or one of its subdomains. */
@@ -96,6 +112,15 @@ function checkField(
         : null;
     }
   }
+}
+
+const URL_FIELDS: readonly BrandingField[] = ["logoUrl", "supportUrl", "termsUrl", "privacyUrl"];
+
+/** The stored form of a valid value: colours in lower case, URLs as serialized. */
+function normalized(field: BrandingField, value: string): string {
+  if (field === "accentColor") return value.toLowerCase();
+  if (URL_FIELDS.includes(field)) return new URL(value).href;
+  return value;
 }
 
 export type BrandingParse =
@@ -148,7 +173,7 @@ export function parseBrandingRecord(
     }
     const problem = checkField(field, value, options);
     if (problem) violations.push({ field, message: `${field} ${problem}` });
-    else record[field] = field === "accentColor" ? value.toLowerCase() : value;
+    else record[field] = normalized(field, value);
   }
   if (violations.length > 0) return { ok: false, violations };
   return {

@@ -360,7 +360,7 @@ describe("POST /api/partner/clients/{clientId}/rotate-secret (SPEC 5.2)", () => 
     });
     const justBefore = new Date(expiresAt.getTime() - 1);
     await expect(authenticateClient(credentials(client.clientSecret), justBefore)).resolves.toEqual(
-      { id: client.clientId, partnerId: client.partnerId },
+      { id: client.clientId, partnerId: client.partnerId, partnerSuspended: false },
     );
     await expect(authenticateClient(credentials(client.clientSecret), expiresAt)).rejects.toThrow(
       "client authentication failed",

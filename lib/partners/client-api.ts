@@ -9,6 +9,7 @@ import { createClient, listClients, rotateClientSecret, type ClientSummary } fro
 import { PartnerError, type PartnerErrorCode } from "./errors";
 import { authenticateOwner } from "./owner-session";
 import { parseRedirectUris, type RedirectUriProblem } from "./redirect-uris";
+import { readBodyText } from "../http/body-limits";
 
 /**
  * The partner dashboard's Connect-client management (the owner's interactive
@@ -148,7 +149,7 @@ export function parseClientMetadata(body: unknown, mode: "create" | "update"): M
 
 async function readJsonBody(request: Request): Promise<unknown> {
   try {
-    return JSON.parse(await request.text()) as unknown;
+    return JSON.parse(await readBodyText(request)) as unknown;
   } catch {
     return undefined;
   }

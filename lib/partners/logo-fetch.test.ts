@@ -250,20 +250,41 @@ describe("fetchLogo: URL rules", () => {
   });
 });
 
+/** Address literals that reach this host or its network, IPv6 forms carrying IPv4 ones included. */
+const NON_PUBLIC_LITERALS = [
+  "https://127.0.0.1/logo.png",
+  "https://10.1.2.3/logo.png",
+  "https://192.168.0.10/logo.png",
+  "https://169.254.169.254/latest/meta-data",
+  "https://[::1]/logo.png",
+  "https://[fe80::1]/logo.png",
+  "https://[::ffff:127.0.0.1]/logo.png",
+  "https://0x7f.1/logo.png",
+  "https://[64:ff9b::127.0.0.1]/logo.png",
+  "https://[64:ff9b::a9fe:a9fe]/latest/meta-data",
+  "https://[64:ff9b:1::a00:1]/logo.png",
+  "https://[2002:7f00:1::1]/logo.png",
+  "https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/logo.png",
+  "https://[::127.0.0.1]/logo.png",
+];
+
+/** IPv6 forms carrying the private 10.0.0.7 (Teredo's client bits are inverted). */
+const CARRYING_10_0_0_7 = [
+  ["NAT64", "64:ff9b::a00:7"],
+  ["6to4", "2002:a00:7::1"],
+  ["Teredo", "2001:0:4136:e378:8000:63bf:f5ff:fff8"],
+  ["IPv4-compatible", "::a00:7"],
+  ["IPv4-mapped", "::ffff:a00:7"],
+] as const;
+
 describe("fetchLogo: public addresses only", () => {
-  it.each([
-    "https://127.0.0.1/logo.png",
-    "https://10.1.2.3/logo.png",
-    "https://192.168.0.10/logo.png",
-    "https://169.254.169.254/latest/meta-data",
-    "https://[::1]/logo.png",
-    "https://[fe80::1]/logo.png",
-    "https://[::ffff:127.0.0.1]/logo.png",
-    "https://0x7f.1/logo.png",
-  ])("refuses the non-public address literal in %s under the default rules", async (url) => {
-    const error = await expectLogoError(fetchLogo(url), "private_address");
-    expect(error.message).toMatch(/is not a public internet address$/);
-  });
+  it.each(NON_PUBLIC_LITERALS)(
+    "refuses the non-public address literal in %s under the default rules",
+    async (url) => {
+      const error = await expectLogoError(fetchLogo(url), "private_address");
+      expect(error.message).toMatch(/is not a public internet address$/);
+    },
+  );
 
   it("refuses a hostname that resolves to a private address, without connecting", async () => {
     serve(internalServer, "/logo", PNG);
@@ -296,6 +317,20 @@ describe("fetchLogo: public addresses only", () => {
       "private_address",
     );
   });
+
+  it.each(CARRYING_10_0_0_7)(
+    "refuses a hostname that resolves to an IPv6 address carrying 10.0.0.7 (%s)",
+    async (_form, address) => {
+      const dns = fakeDns({ "logo.example": [address] });
+      const error = await expectLogoError(
+        fetchLogo("https://logo.example/logo.png", { lookup: dns.lookup }),
+        "private_address",
+      );
+      expect(error.message).toBe(
+        `the logo host logo.example resolves to ${address}, which is not a public internet address`,
+      );
+    },
+  );
 
   it("pins the connection to the vetted address: a rebinding DNS answer is never used", async () => {
     serve(publicServer, "/logo", PNG);

@@ -100,6 +100,22 @@ describe("PUT /api/partner/branding", () => {
     });
   });
 
+  it("stores the normalized link and answers it in GET /api/partner/me", async () => {
+    const owner = await ownerOf();
+    const written = await put(owner, { supportUrl: "HTTPS://Acme.Example:443/Help Desk" });
+    expect(written.status).toBe(200);
+    const stored = "https://acme.example/Help%20Desk";
+    expect(
+      ((await written.json()) as { branding: { supportUrl: string } }).branding.supportUrl,
+    ).toBe(stored);
+    const read = (await (await me(owner.cookie)).json()) as { branding: { supportUrl: string } };
+    expect(read.branding.supportUrl).toBe(stored);
+    const row = await db().partner.findUniqueOrThrow({
+      where: { id: owner.clients[0]?.partnerId ?? "" },
+    });
+    expect(row.supportUrl).toBe(stored);
+  });
+
   it("names every violation in a 400", async () => {
     const owner = await ownerOf();
     const response = await put(owner, { displayName: "x".repeat(81), accentColor: "green" });

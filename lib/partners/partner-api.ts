@@ -9,6 +9,7 @@ import { readableTextOn } from "./branding";
 import { fetchLogo, LOGO_MAX_BYTES, LogoError, type LogoContentType } from "./logo-fetch";
 import { logoPath, storeLogo } from "./logos";
 import { authenticateOwner } from "./owner-session";
+import { BodyTooLargeError, readBodyBytes, readBodyText } from "../http/body-limits";
 
 /**
  * SPEC 4.7: `GET /api/partner/me`, `PUT /api/partner/branding` (the owner's
@@ -104,7 +105,7 @@ export const handlePutBranding = answeringOutages(async (request: Request): Prom
   if (!partner) return privateJson({ error: "not_found" }, 404);
   let body: unknown;
   try {
-    body = JSON.parse(await request.text());
+    body = JSON.parse(await readBodyText(request));
   } catch {
     return invalidBranding([{ field: "body", message: "the body must be JSON" }]);
   }
@@ -130,12 +131,14 @@ export const handlePutBranding = answeringOutages(async (request: Request): Prom
   return privateJson(toPartnerWire(updated));
 }, temporarilyUnavailable);
 
-/** Reads at most `limit` bytes of the body; null when it is longer. */
+/** The body if it is at most `limit` bytes; null when it is longer (the rest is not read). */
 async function readLimited(request: Request, limit: number): Promise<Buffer | null> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > limit) return null;
-  const bytes = Buffer.from(await request.arrayBuffer());
-  return bytes.length > limit ? null : bytes;
+  try {
+    return Buffer.from(await readBodyBytes(request, limit));
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) return null;
+    throw error;
+  }
 }
 
 /** POST /api/partner/logo: the image itself as the body; PNG, JPEG or WebP by its bytes. */

@@ -65,9 +65,12 @@ export async function setRegisteredDomain(
 }
 
 /**
- * Suspends or resumes a partner. While suspended, every authorization of its
- * clients is refused with temporarily_unavailable (CONTRACT §3,
- * lib/oauth/authorize.ts); setting the status it already has is a no-op.
+ * Suspends or resumes a partner (docs/partner-suspension.md). While
+ * suspended, every authorization of its clients is refused with
+ * temporarily_unavailable (lib/oauth/authorize.ts), its clients get no API
+ * key (unauthorized_client) and its keys read nothing (403 partner_suspended);
+ * revocation keeps working. Nothing is deleted, so resuming restores it all.
+ * Setting the status it already has is a no-op.
  */
 export async function setPartnerStatus(
   partnerId: string,

@@ -14,6 +14,7 @@ import { errorJson, privateJson } from "../http/respond";
 import { log } from "../log";
 import { authenticateOwner } from "./owner-session";
 import { answeringOutages, temporarilyUnavailable } from "../http/outage";
+import { BodyTooLargeError, readBodyText } from "../http/body-limits";
 
 /**
  * CONTRACT §9: the partner's recipient ("decryption") key, installed from the
@@ -150,8 +151,10 @@ const installBodySchema = z.looseObject({
 async function parseJsonBody<T>(request: Request, schema: z.ZodType<T>): Promise<T> {
   let json: unknown;
   try {
-    json = JSON.parse(await request.text());
-  } catch {
+    json = JSON.parse(await readBodyText(request));
+  } catch (error) {
+    if (error instanceof BodyTooLargeError)
+      throw new RecipientKeyError("invalid_request", "the body is too large");
     throw new RecipientKeyError("invalid_request", "the body must be JSON");
   }
   const parsed = schema.safeParse(json);

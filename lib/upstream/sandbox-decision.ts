@@ -1,10 +1,13 @@
 import { isSameOrigin } from "../flow/csrf";
 import { approveSandboxAuthorization, denySandboxAuthorization } from "./sandbox/consent";
+import { readBodyTextOrRefuse } from "../http/body-limits";
 
 /** POST /sandbox/authorize/decision: the sandbox bank's Approve/Deny, back to the requester. */
 export async function handleSandboxDecision(request: Request): Promise<Response> {
   if (!isSameOrigin(request)) return new Response(null, { status: 403 });
-  const form = new URLSearchParams(await request.text());
+  const text = await readBodyTextOrRefuse(request);
+  if (text instanceof Response) return text;
+  const form = new URLSearchParams(text);
   const authorization = form.get("authorization") ?? "";
   const decision = form.get("decision");
   const location =

@@ -1,5 +1,6 @@
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
+import { bodyLimitFor, bodyTooLargeAnswer } from "../../lib/http/body-limits";
 import { decodeBody } from "./http";
 import { dotSegmentTarget, judge, nodeParserRefusal } from "./oracle";
 import type { Answer, Endpoint, FuzzRequest } from "./types";
@@ -39,6 +40,22 @@ const bare = (status: number, headers: Record<string, string> = {}): Answer => (
 });
 
 describe("the fuzz oracle", () => {
+  it("accepts the HTTP server's 413 only for a body over the path's limit, in its shape", () => {
+    const limit = bodyLimitFor("/oauth/token");
+    const token = (size: number) =>
+      request("oauth-token", "POST", { path: "/oauth/token", body: Buffer.alloc(size) });
+    const refusal = bodyTooLargeAnswer("/oauth/token", limit);
+    const answer: Answer = {
+      status: 413,
+      headers: { "content-type": refusal.contentType },
+      body: Buffer.from(refusal.body),
+    };
+    expect(judge(token(limit + 1), answer)).toEqual([]);
+    expect(judge(token(limit), answer)).not.toEqual([]);
+    const page = bodyTooLargeAnswer("/", bodyLimitFor("/"));
+    expect(judge(token(limit + 1), { ...answer, body: Buffer.from(page.body) })).not.toEqual([]);
+  });
+
   it("rejects every 5xx, whatever its body", () => {
     expect(
       judge(request("oauth-token"), json(500, { error: "server_error", error_description: "x" })),

@@ -1,3 +1,4 @@
+import { bodyLimitFor, bodyTooLargeAnswer, pathnameOf } from "../../lib/http/body-limits";
 import { isMalformedIdPath } from "../../lib/http/request-guards";
 import {
   TOKEN_CODES,
@@ -245,10 +246,29 @@ function methodRules(request: FuzzRequest, answer: Answer): string[] | null {
   return null;
 }
 
+/**
+ * A body over its path's limit is refused with 413 by the service's HTTP
+ * server before any route (lib/http/body-limits.ts), in the shape documented
+ * there; a 413 to a body within the limit is not the service's.
+ */
+function bodyLimitRefusal(request: FuzzRequest, answer: Answer): string[] {
+  const pathname = pathnameOf(request.path);
+  const limit = bodyLimitFor(pathname);
+  const sent = request.body?.length ?? 0;
+  if (sent <= limit) return [`413 for a body of ${sent} bytes, within the ${limit}-byte limit`];
+  const expected = bodyTooLargeAnswer(pathname, limit);
+  const problems: string[] = [];
+  if (contentType(answer) !== expected.contentType)
+    problems.push(`a 413 of type "${contentType(answer)}", not "${expected.contentType}"`);
+  if (answer.body.toString("utf8") !== expected.body) problems.push("a 413 with another body");
+  return problems;
+}
+
 export function judge(request: FuzzRequest, answer: Answer): string[] {
   if (answer.status >= 500) return [`server error ${answer.status}`];
   if (answer.status < 100) return ["no status"];
   if (isNodeParserRefusal(answer)) return [];
+  if (answer.status === 413) return bodyLimitRefusal(request, answer);
   // Next's trailing-slash 308 echoes the query as sent; left to Next.
   const trailingSlash =
     request.path.split("?")[0]?.endsWith("/") && [307, 308].includes(answer.status);

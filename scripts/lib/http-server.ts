@@ -1,8 +1,9 @@
-import { createServer, type IncomingMessage } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import next from "next";
 import { CLIENT_IP_HEADER, resolveClientIp } from "../../lib/http/client-ip";
 import { SERVED_METHODS } from "../../lib/http/request-guards";
+import { guardRequestBody, GuardedIncomingMessage, judgeDeclaredBody } from "./body-guard";
 import { REPO_ROOT } from "./database";
 
 /**
@@ -41,7 +42,7 @@ export async function serveNext(options: {
   const handle = app.getRequestHandler();
   const upgrade = app.getUpgradeHandler();
 
-  const server = createServer((request, response) => {
+  const onRequest = (request: GuardedIncomingMessage, response: ServerResponse) => {
     // Next answers TRACE (and methods it does not know) with a 500 before the proxy runs.
     if (!SERVED_METHODS.has(request.method ?? "")) {
       response.writeHead(405, { Allow: [...SERVED_METHODS].join(", "), "Content-Length": "0" });
@@ -49,11 +50,20 @@ export async function serveNext(options: {
       return;
     }
     stampClientIp(request, options.trustedProxyHops);
-    handle(request, response).catch((error: unknown) => {
-      console.error("[bank-connect] request failed", error);
-      if (!response.headersSent) response.writeHead(500);
-      response.end();
+    // Oversize bodies are refused before Next sees them (scripts/lib/body-guard.ts).
+    guardRequestBody(request, response, () => {
+      handle(request, response).catch((error: unknown) => {
+        console.error("[bank-connect] request failed", error);
+        if (!response.headersSent) response.writeHead(500);
+        response.end();
+      });
     });
+  };
+  const server = createServer({ IncomingMessage: GuardedIncomingMessage }, onRequest);
+  // `Expect: 100-continue`: a body that will be refused is refused before it is sent.
+  server.on("checkContinue", (request: GuardedIncomingMessage, response: ServerResponse) => {
+    if (judgeDeclaredBody(request).verdict !== "too_large") response.writeContinue();
+    onRequest(request, response);
   });
   // Development hot reloading runs over WebSocket upgrades.
   server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {

@@ -2,7 +2,8 @@ import { db } from "../../lib/db/client";
 import { rawSetting } from "../../lib/env";
 import { forwardedFor, httpClient, runWorkers, sleep, type HttpClient } from "../lib/load-client";
 import { startService, type ServiceProcess } from "../lib/service-process";
-import { startLoadBank } from "./bank";
+import { oversizeBodyAttack } from "./attacks/oversize-body";
+import { ACCOUNT_UIDS, startLoadBank } from "./bank";
 import { browserScreensDuringOutage, upstreamFaults, type FaultResult } from "./faults";
 import { startRunRedis } from "./redis";
 import { mintCodes, oneRequest, setUpPopulation, Stats, type Population } from "./traffic";
@@ -135,6 +136,24 @@ async function finalChecks(http: HttpClient, population: Population) {
   check(storedKeys === population.issuedKeys.length, "a key was stored that no client received");
 }
 
+/** Bodies of 11 and 50 MB: every one refused with 413, no handler acting on any (docs/request-bodies.md). */
+async function oversizeBodies(origin: string, population: Population) {
+  const code = population.codes.pop();
+  const user = population.users[0];
+  if (!code || !user) throw new Error("the oversize-body attack needs a code and a user");
+  const report = await oversizeBodyAttack({
+    origin,
+    client: population.client,
+    code,
+    key: user.key,
+    accountId: user.accountIds[0] ?? "",
+    uid: ACCOUNT_UIDS[0] ?? "",
+  });
+  console.log("oversize bodies:");
+  for (const line of report.lines) console.log(line);
+  failures.push(...report.failures);
+}
+
 function printTable(stats: Stats) {
   console.log("\n  operation      requests   p50 ms   p99 ms   statuses");
   for (const [name, tally] of stats.byOperation) {
@@ -164,6 +183,7 @@ async function main() {
     const http = httpClient(service.origin, CONCURRENCY * 2);
     const population = await setUpPopulation(http, bank, USERS);
     await mintCodes(population, 40);
+    await oversizeBodies(service.origin, population);
     minter = startMinter(population, () => minting);
     const stats = new Stats();
 

@@ -3,7 +3,7 @@ import { getLocale, getTranslations } from "next-intl/server";
 import { tenantSubject } from "@/lib/banking/tenants";
 import { db } from "@/lib/db/client";
 import { csrfToken } from "@/lib/flow/csrf";
-import { keyModeOf } from "@/lib/flow/flows";
+import { keyModeFor } from "@/lib/flow/flows";
 import { SignOutForm } from "@/app/_components/sign-out-form";
 import { FlowShell, SERVICE_NAME } from "../_components/flow-shell";
 import { loadFlowScreen } from "../_lib/context";
@@ -20,11 +20,11 @@ export default async function ConsentPage() {
   const { flow, user, branding } = await loadFlowScreen();
   if (!flow) redirect("/error?reason=expired");
   if (!user || flow.userId !== user.userId) redirect("/login");
-  const keyMode = keyModeOf(flow.client.partner);
   const subject = tenantSubject(flow.client.partner?.id ?? null, {
     id: user.userId,
     email: user.email,
   });
+  const keyMode = await keyModeFor(flow.client.partner, subject);
   const connections = await db().connection.findMany({
     where: { tenant: { subject } },
     select: { id: true, aspspName: true, aspspCountry: true },

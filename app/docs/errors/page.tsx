@@ -108,6 +108,16 @@ export default function ErrorsPage() {
               mismatch: final, start over
             </td>
           </tr>
+          <tr>
+            <td>400</td>
+            <td>
+              <code>unauthorized_client</code>
+            </td>
+            <td>
+              your partner account is suspended: no key is issued, the code stays usable for its 300
+              seconds in case the account is resumed
+            </td>
+          </tr>
         </tbody>
       </table>
 
@@ -121,6 +131,12 @@ export default function ErrorsPage() {
           <strong>403</strong> <code>insufficient_scope</code> (with{" "}
           <code>WWW-Authenticate: Bearer error=&quot;insufficient_scope&quot;</code>): a path
           outside the data operations.
+        </li>
+        <li>
+          <strong>403</strong> <code>access_denied</code> with <code>reason</code>{" "}
+          <code>partner_suspended</code> (on the data API and userinfo): your partner account is
+          suspended. Keep the key: it works again once the account is resumed. Revoking still works
+          meanwhile.
         </li>
         <li>
           <strong>404</strong>: an account that is not this key&apos;s user&apos;s.

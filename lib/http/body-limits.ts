@@ -1,0 +1,140 @@
+import { API_CSP } from "./security-headers";
+
+/**
+ * How large a request body each path accepts (docs/request-bodies.md). The
+ * service's HTTP server refuses a larger body with 413 before any handler
+ * runs (scripts/lib/body-guard.ts); the handlers read bodies through
+ * readBodyText / readBodyBytes below, which refuse rather than truncate, so
+ * no handler ever acts on the first part of a body.
+ */
+
+export interface BodyLimit {
+  /** A path prefix; the longest matching prefix wins. */
+  prefix: string;
+  bytes: number;
+}
+
+const KIB = 1024;
+
+/** Pages, the hosted flow's forms and the demo: small forms, with room to spare. */
+export const DEFAULT_BODY_LIMIT = 1024 * KIB;
+
+export const BODY_LIMITS = [
+  // Token, revoke, cancel: short forms (the handlers' own limit, lib/oauth/params.ts).
+  { prefix: "/oauth/", bytes: 64 * KIB },
+  // Sync requests, branding and client JSON, recipient keys: a few KiB at most.
+  { prefix: "/api/", bytes: 64 * KIB },
+  // The logo itself (at most 512 KiB), with room for the handler to name that limit.
+  { prefix: "/api/partner/logo", bytes: 1024 * KIB },
+] as const satisfies readonly BodyLimit[];
+
+export function bodyLimitFor(pathname: string): number {
+  let best: BodyLimit | null = null;
+  for (const limit of BODY_LIMITS) {
+    if (pathname.startsWith(limit.prefix) && (!best || limit.prefix.length > best.prefix.length))
+      best = limit;
+  }
+  return best?.bytes ?? DEFAULT_BODY_LIMIT;
+}
+
+/** The path of a request target as routing sees it (dot segments resolved), or "/" when unreadable. */
+export function pathnameOf(target: string): string {
+  try {
+    return new URL(target, "http://service.invalid").pathname;
+  } catch {
+    return "/";
+  }
+}
+
+/**
+ * The 413 answer in a shape the path's callers read: JSON for /api and
+ * /oauth, carrying both the OAuth error fields and the sync problem fields
+ * (`status`, `reason`) the SDKs read from a failed POST; a short plain text
+ * otherwise.
+ */
+export function bodyTooLargeAnswer(
+  pathname: string,
+  limit: number,
+): { contentType: string; body: string } {
+  const description = `the request body is larger than the ${limit} bytes this endpoint accepts`;
+  if (pathname.startsWith("/api/") || pathname.startsWith("/oauth/")) {
+    return {
+      contentType: "application/json; charset=utf-8",
+      body: JSON.stringify({
+        error: "invalid_request",
+        error_description: description,
+        status: 413,
+        reason: "invalid_request",
+      }),
+    };
+  }
+  return {
+    contentType: "text/plain; charset=utf-8",
+    body: `Request body too large: ${description}.\n`,
+  };
+}
+
+export function bodyTooLargeResponse(pathname: string, limit: number): Response {
+  const answer = bodyTooLargeAnswer(pathname, limit);
+  return new Response(answer.body, {
+    status: 413,
+    headers: {
+      "Content-Type": answer.contentType,
+      "Content-Security-Policy": API_CSP,
+      "Cache-Control": "no-store",
+      "X-Content-Type-Options": "nosniff",
+    },
+  });
+}
+
+export class BodyTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`the request body is larger than ${limit} bytes`);
+    this.name = "BodyTooLargeError";
+  }
+}
+
+/**
+ * The whole body, or BodyTooLargeError once it is known to be larger than
+ * `limit` (by its Content-Length, or while reading: the rest is not read).
+ */
+export async function readBodyBytes(
+  request: Request,
+  limit = bodyLimitFor(pathnameOf(request.url)),
+): Promise<Uint8Array> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > limit) throw new BodyTooLargeError(limit);
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    received += value.byteLength;
+    if (received > limit) {
+      await reader.cancel();
+      throw new BodyTooLargeError(limit);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** The body as text, decoded as `Request.text()` does (UTF-8, BOM dropped, bad bytes replaced). */
+export async function readBodyText(request: Request, limit?: number): Promise<string> {
+  return new TextDecoder().decode(await readBodyBytes(request, limit));
+}
+
+/** The body as text, or the path's 413 answer when it is too large. */
+export async function readBodyTextOrRefuse(
+  request: Request,
+  limit?: number,
+): Promise<string | Response> {
+  try {
+    return await readBodyText(request, limit);
+  } catch (error) {
+    if (!(error instanceof BodyTooLargeError)) throw error;
+    return bodyTooLargeResponse(pathnameOf(request.url), error.limit);
+  }
+}
