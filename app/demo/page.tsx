@@ -98,7 +98,7 @@ export default async function DemoPage(props: {
   const status = session?.status;
 
   return (
-    <main id="main" className="page">
+    <main id="main" className="page demo">
       <div className="card stack">
         <h1>{t("title")}</h1>
         <p className="muted">{t("intro")}</p>

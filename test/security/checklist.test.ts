@@ -29,6 +29,8 @@ const CHECKLIST_ITEMS = [
   "rate limits not bypassable with forged X-Forwarded-For",
   "cross-tenant access by id (IDOR) on every data endpoint",
   "no secrets, keys, codes or bank data in logs (a test scans captured logs)",
+  "production build refuses development secrets and demo defaults",
+  "the demo keeps no user keys server-side",
 ] as const;
 
 interface Proof {
