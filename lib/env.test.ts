@@ -1,16 +1,27 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { DEVELOPMENT_SECRET, EnvError, parseEnv, SETTING_NAMES } from "./env";
+import { createMailer } from "./mail";
+import {
+  DEVELOPMENT_SECRET,
+  EnvError,
+  parseEnv,
+  SETTING_NAMES,
+  stageOfNextPhase,
+  type EnvStage,
+} from "./env";
 
-function problems(source: Record<string, string>): string[] {
+function refusal(source: Record<string, string>, stage?: EnvStage): EnvError | null {
   try {
-    parseEnv(source);
-    return [];
+    parseEnv(source, stage);
+    return null;
   } catch (error) {
-    if (error instanceof EnvError) return error.problems;
+    if (error instanceof EnvError) return error;
     throw error;
   }
 }
+
+const problems = (source: Record<string, string>, stage?: EnvStage) =>
+  refusal(source, stage)?.problems ?? [];
 
 const production = {
   ISSUER: "https://connect.example.com",
@@ -83,6 +94,163 @@ describe("settings", () => {
 
   it("treats blank values as unset", () => {
     expect(parseEnv({ ISSUER: "  ", SECRET_KEY: "" }).issuer).toBe("http://localhost:3000");
+  });
+});
+
+/** What a production build reads when nobody configured anything (`npm run build && npm start`). */
+const bareProductionBuild = { NODE_ENV: "production" };
+
+/** A production build behind a tunnel: complete, except that the issuer is loopback and the secret is the published one. */
+const tunnelled = {
+  NODE_ENV: "production",
+  ISSUER: "http://localhost:3000",
+  DATABASE_URL: "postgresql://u:p@db.example.com:5432/bank",
+  REDIS_URL: "redis://cache.example.com:6379",
+  RESEND_API_KEY: "re_123",
+  UPSTREAM: "enablebanking",
+  ENABLE_BANKING_APPLICATION_ID: "app",
+  ENABLE_BANKING_PRIVATE_KEY: "pem",
+};
+
+describe("production mode: a production build refuses development secrets and demo defaults", () => {
+  it("refuses the development SECRET_KEY in a production build on a loopback issuer", () => {
+    const found = problems(tunnelled);
+    expect(found.some((p) => p.startsWith("SECRET_KEY"))).toBe(true);
+    expect(found.some((p) => p.startsWith("ISSUER") && p.includes("loopback"))).toBe(true);
+  });
+
+  it("is production mode whatever the issuer's host once NODE_ENV=production", () => {
+    const env = parseEnv({ ...tunnelled, ...production, ISSUER: "https://connect.example.com" });
+    expect(env.mode).toBe("production");
+    expect(refusal({ ...tunnelled, SECRET_KEY: "y".repeat(40) })?.problems).toEqual([
+      "ISSUER must be the service's public https:// address in production (http://localhost:3000 is a loopback address)",
+    ]);
+  });
+
+  it("refuses each development default of a bare production build, naming each setting", () => {
+    const found = problems(bareProductionBuild);
+    const expected = {
+      ISSUER: /loopback address/,
+      SECRET_KEY: /published in the source/,
+      DATABASE_URL: /embedded PostgreSQL/,
+      "REDIS_URL or UPSTASH_REDIS_REST_URL/TOKEN": /in-memory rate limits/,
+      RESEND_API_KEY: /local outbox/,
+      UPSTREAM: /explicitly/,
+    };
+    expect(found).toHaveLength(Object.keys(expected).length);
+    for (const [name, why] of Object.entries(expected)) {
+      const problem = found.find((p) => p.startsWith(`${name} `));
+      expect(problem, name).toMatch(why);
+    }
+  });
+
+  it("says in one message why production mode applies and how to run locally (LOCAL_ONLY=true)", () => {
+    const message = refusal(bareProductionBuild)?.message ?? "";
+    expect(message).toMatch(/^Invalid configuration:\n {2}- ISSUER/);
+    expect(message).toContain("NODE_ENV=production");
+    expect(message).toContain("set LOCAL_ONLY=true");
+    expect(message).toContain("docs/production.md");
+  });
+
+  it("does not offer LOCAL_ONLY when the issuer is public", () => {
+    const message = refusal({ ISSUER: "https://connect.example.com" })?.message ?? "";
+    expect(message).toContain("is a public address");
+    expect(message).not.toContain("LOCAL_ONLY");
+  });
+
+  it("refuses the in-memory rate-limit store in production", () => {
+    const found = problems({ ...production, REDIS_URL: "" });
+    expect(found).toEqual([
+      expect.stringMatching(/^REDIS_URL or UPSTASH_REDIS_REST_URL\/TOKEN is required/),
+    ]);
+    expect(
+      problems({
+        ...production,
+        REDIS_URL: "",
+        UPSTASH_REDIS_REST_URL: "https://x.upstash.io",
+        UPSTASH_REDIS_REST_TOKEN: "t",
+      }),
+    ).toEqual([]);
+  });
+
+  it("refuses the local outbox in production: no mail provider, no start, and no outbox mailer", () => {
+    expect(problems({ ...production, RESEND_API_KEY: "" })).toEqual([
+      expect.stringMatching(/^RESEND_API_KEY is required in production/),
+    ]);
+    const env = parseEnv({ ...production, NODE_ENV: "production" });
+    expect(() => createMailer({ ...env, resendApiKey: undefined })).toThrow(/RESEND_API_KEY/);
+  });
+
+  it("refuses an implicit sandbox upstream in production; an explicit choice is accepted", () => {
+    expect(problems({ ...production, UPSTREAM: "" })).toEqual([
+      expect.stringMatching(/^UPSTREAM must be chosen explicitly/),
+    ]);
+    expect(parseEnv({ ...production, NODE_ENV: "production" }).upstream).toBe("sandbox");
+  });
+
+  it("keeps the demo off by default in production; DEMO_ENABLED=true turns it on", () => {
+    expect(parseEnv({ ...production, NODE_ENV: "production" }).demoEnabled).toBe(false);
+    expect(parseEnv({ ...production, DEMO_ENABLED: "true" }).demoEnabled).toBe(true);
+  });
+
+  it("LOCAL_ONLY=true lets a production build use the development defaults on a loopback issuer", () => {
+    const env = parseEnv({ NODE_ENV: "production", LOCAL_ONLY: "true" });
+    expect(env.mode).toBe("local");
+    expect(env.localOnly).toBe(true);
+    expect(env.secretKey).toBe(DEVELOPMENT_SECRET);
+    expect(env.demoEnabled).toBe(true);
+    expect(createMailer(env).name).toBe("outbox");
+    expect(
+      parseEnv({ NODE_ENV: "production", LOCAL_ONLY: "true", ISSUER: "http://127.0.0.1:4100" })
+        .mode,
+    ).toBe("local");
+  });
+
+  it("accepts LOCAL_ONLY=true only with a loopback issuer", () => {
+    const found = problems({ ...production, NODE_ENV: "production", LOCAL_ONLY: "true" });
+    expect(found).toEqual([
+      "LOCAL_ONLY=true is accepted only with a loopback ISSUER (such as http://localhost:3000); https://connect.example.com is not one",
+    ]);
+    expect(problems({ LOCAL_ONLY: "true", ISSUER: "http://connect.example.com" })[0]).toMatch(
+      /^LOCAL_ONLY=true/,
+    );
+  });
+
+  it("LOCAL_ONLY=false is a production build like no setting at all", () => {
+    expect(problems({ NODE_ENV: "production", LOCAL_ONLY: "false" })).toEqual(
+      problems(bareProductionBuild),
+    );
+  });
+
+  it("development and tests on a loopback issuer need nothing", () => {
+    expect(parseEnv({ NODE_ENV: "development" }).mode).toBe("local");
+    expect(parseEnv({ NODE_ENV: "test" }).mode).toBe("local");
+  });
+});
+
+describe("build and start stages", () => {
+  it("checks only each setting's form at build, so a build machine needs no runtime secrets", () => {
+    expect(parseEnv(bareProductionBuild, "build").mode).toBe("production");
+    expect(problems({ NODE_ENV: "production", PORT: "x" }, "build")[0]).toMatch(/^PORT/);
+    expect(problems({ NODE_ENV: "production", LOCAL_ONLY: "maybe" }, "build")[0]).toMatch(
+      /^LOCAL_ONLY/,
+    );
+  });
+
+  it("takes the build stage from Next's phase, in next.config.ts and in the build's workers", () => {
+    expect(stageOfNextPhase("phase-production-build")).toBe("build");
+    expect(stageOfNextPhase("phase-production-server")).toBe("start");
+    expect(stageOfNextPhase("phase-development-server")).toBe("start");
+    expect(() =>
+      parseEnv({ ...bareProductionBuild, NEXT_PHASE: "phase-production-build" }),
+    ).not.toThrow();
+    expect(() =>
+      parseEnv({ ...bareProductionBuild, NEXT_PHASE: "phase-production-server" }),
+    ).toThrow(EnvError);
+  });
+
+  it("checks everything at start", () => {
+    expect(problems(bareProductionBuild, "start").length).toBeGreaterThan(0);
   });
 });
 

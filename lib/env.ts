@@ -1,13 +1,20 @@
 import { z } from "zod";
 
 /**
- * The only reader of process.env (STYLE.md rule 9). Every setting is parsed
- * here once, with a message naming the setting when it is missing or invalid.
+ * The only reader of process.env. Every setting is parsed here once, with a
+ * message naming the setting when it is missing or invalid.
  *
- * Two modes: "local" when the issuer is a loopback address (development, tests,
- * a laptop running `npm start`), "production" otherwise. Production refuses the
- * development defaults: a real database, secret, mail provider, rate-limit
- * store and upstream must be configured.
+ * Two modes (docs/production.md). "production" is any production build
+ * (NODE_ENV=production, which `npm start` and `next start` set) and any
+ * public ISSUER; it refuses the development defaults: a real database,
+ * secret, mail provider, rate-limit store and upstream must be configured,
+ * and the demo is off unless asked for. "local" is development and tests on a
+ * loopback ISSUER, and a production build started with LOCAL_ONLY=true, which
+ * is accepted only with a loopback ISSUER.
+ *
+ * Two stages: `next build` checks only that each setting that is set is
+ * well-formed (a build machine has no runtime secrets); starting the service
+ * checks everything.
  */
 
 export const DEVELOPMENT_SECRET = "bank-connect-development-secret-do-not-use-in-production";
@@ -43,6 +50,7 @@ const rawSchema = z.object({
     emptyToUndefined,
     z.enum(["development", "production", "test"]).default("development"),
   ),
+  LOCAL_ONLY: booleanFlag,
   ISSUER: issuerSchema,
   DISCOVERY_VENDOR_BLOCK: z.preprocess(
     emptyToUndefined,
@@ -111,11 +119,23 @@ export function isLoopbackUrl(value: string): boolean {
   return LOOPBACK_HOSTS.has(host) || host.endsWith(".localhost") || /^127\./.test(host);
 }
 
-function finishEnv(raw: z.infer<typeof rawSchema>) {
-  const mode = isLoopbackUrl(raw.ISSUER) ? ("local" as const) : ("production" as const);
+type RawEnv = z.infer<typeof rawSchema>;
+
+/**
+ * Production unless this is a development or test process, or a production
+ * build explicitly made local-only, on a loopback issuer.
+ */
+function modeOf(raw: RawEnv): "local" | "production" {
+  if (!isLoopbackUrl(raw.ISSUER)) return "production";
+  return raw.NODE_ENV !== "production" || raw.LOCAL_ONLY === true ? "local" : "production";
+}
+
+function finishEnv(raw: RawEnv) {
+  const mode = modeOf(raw);
   return {
     nodeEnv: raw.NODE_ENV,
     mode,
+    localOnly: raw.LOCAL_ONLY ?? false,
     issuer: raw.ISSUER,
     vendorBlock: raw.DISCOVERY_VENDOR_BLOCK,
     documentationUrl: raw.DOCUMENTATION_URL ?? `${raw.ISSUER}/docs`,
@@ -145,7 +165,7 @@ function finishEnv(raw: z.infer<typeof rawSchema>) {
 }
 
 /** Cross-setting rules; each problem names the setting(s) to fix. */
-function checkEnv(raw: z.infer<typeof rawSchema>, env: Env): string[] {
+function checkEnv(raw: RawEnv, env: Env): string[] {
   const problems: string[] = [];
   if ((raw.UPSTASH_REDIS_REST_URL === undefined) !== (raw.UPSTASH_REDIS_REST_TOKEN === undefined)) {
     problems.push("UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN must be set together");
@@ -158,34 +178,98 @@ function checkEnv(raw: z.infer<typeof rawSchema>, env: Env): string[] {
       problems.push("ENABLE_BANKING_PRIVATE_KEY is required when UPSTREAM=enablebanking");
     }
   }
-  if (env.mode === "production") {
-    if (!env.issuer.startsWith("https://")) {
-      problems.push("ISSUER must be an https:// URL in production");
-    }
-    if (raw.SECRET_KEY === DEVELOPMENT_SECRET) {
-      problems.push(
-        "SECRET_KEY must be set to a random value of at least 32 characters in production",
-      );
-    }
-    if (!env.databaseUrl) problems.push("DATABASE_URL is required in production");
-    if (!env.redisUrl && !env.upstash) {
-      problems.push("REDIS_URL or UPSTASH_REDIS_REST_URL/TOKEN is required in production");
-    }
-    if (!env.resendApiKey) problems.push("RESEND_API_KEY is required in production");
-    if (!raw.UPSTREAM) problems.push("UPSTREAM must be chosen explicitly in production");
+  if (env.localOnly && !isLoopbackUrl(env.issuer)) {
+    problems.push(
+      `LOCAL_ONLY=true is accepted only with a loopback ISSUER (such as ${DEFAULT_ISSUER}); ${env.issuer} is not one`,
+    );
   }
   return problems;
 }
 
+/**
+ * Production refuses every development default; each problem names the
+ * setting to fix and why its default is unfit (docs/production.md).
+ */
+function productionProblems(raw: RawEnv, env: Env): string[] {
+  if (env.mode !== "production") return [];
+  const problems: string[] = [];
+  if (isLoopbackUrl(env.issuer)) {
+    problems.push(
+      `ISSUER must be the service's public https:// address in production (${env.issuer} is a loopback address)`,
+    );
+  } else if (!env.issuer.startsWith("https://")) {
+    problems.push("ISSUER must be an https:// URL in production");
+  }
+  if (raw.SECRET_KEY === DEVELOPMENT_SECRET) {
+    problems.push(
+      "SECRET_KEY must be set to a random value of at least 32 characters in production (the development value is published in the source)",
+    );
+  }
+  if (!env.databaseUrl) {
+    problems.push(
+      "DATABASE_URL is required in production (the embedded PostgreSQL is for development)",
+    );
+  }
+  if (!env.redisUrl && !env.upstash) {
+    problems.push(
+      "REDIS_URL or UPSTASH_REDIS_REST_URL/TOKEN is required in production (in-memory rate limits are per process and start over on every restart)",
+    );
+  }
+  if (!env.resendApiKey) {
+    problems.push(
+      "RESEND_API_KEY is required in production (the local outbox keeps sign-in links and codes in the database instead of sending them)",
+    );
+  }
+  if (!raw.UPSTREAM) {
+    problems.push(
+      "UPSTREAM must be chosen explicitly in production (enablebanking, or sandbox for a public test instance)",
+    );
+  }
+  return problems;
+}
+
+/** Why production mode applies, and the way out when there is one. */
+function productionAdvice(raw: RawEnv): string[] {
+  if (!isLoopbackUrl(raw.ISSUER)) {
+    return [
+      `Production mode applies because ISSUER (${raw.ISSUER}) is a public address.`,
+      "See docs/production.md.",
+    ];
+  }
+  return [
+    "Production mode applies because this is a production build (NODE_ENV=production, set by `npm start` and `next start`).",
+    `To run this build on this machine only, with the development defaults, set LOCAL_ONLY=true (accepted only with a loopback ISSUER such as ${DEFAULT_ISSUER}).`,
+    "See docs/production.md.",
+  ];
+}
+
 export class EnvError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+  constructor(
+    readonly problems: string[],
+    advice: string[] = [],
+  ) {
+    super([`Invalid configuration:`, ...problems.map((p) => `  - ${p}`), ...advice].join("\n"));
     this.name = "EnvError";
   }
 }
 
+/**
+ * "build": `next build`, which checks each setting's form only, so a build
+ * machine needs no runtime secrets. "start": everything, before serving.
+ */
+export type EnvStage = "build" | "start";
+
+/** Next's own marker for the processes of `next build` (its page-data workers too). */
+const NEXT_BUILD_PHASE = "phase-production-build";
+
+const stageOf = (source: Record<string, string | undefined>): EnvStage =>
+  stageOfNextPhase(source.NEXT_PHASE ?? "");
+
 /** Parses a settings map; throws EnvError naming every bad setting. */
-export function parseEnv(source: Record<string, string | undefined>): Env {
+export function parseEnv(
+  source: Record<string, string | undefined>,
+  stage: EnvStage = stageOf(source),
+): Env {
   const result = rawSchema.safeParse(source);
   if (!result.success) {
     throw new EnvError(
@@ -193,8 +277,15 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     );
   }
   const env = finishEnv(result.data);
+  if (stage === "build") return env;
   const problems = checkEnv(result.data, env);
-  if (problems.length > 0) throw new EnvError(problems);
+  const production = productionProblems(result.data, env);
+  if (problems.length + production.length > 0) {
+    throw new EnvError(
+      [...problems, ...production],
+      production.length > 0 ? productionAdvice(result.data) : [],
+    );
+  }
   return env;
 }
 
@@ -206,12 +297,21 @@ export function getEnv(): Env {
   return cached;
 }
 
+/** The stage a Next.js phase (next.config.ts receives it) checks settings at. */
+export const stageOfNextPhase = (phase: string): EnvStage =>
+  phase === NEXT_BUILD_PHASE ? "build" : "start";
+
+/** This process's settings checked for `stage`, whatever NEXT_PHASE says (the launcher: "start"). */
+export function checkSettings(stage: EnvStage): Env {
+  return parseEnv(process.env, stage);
+}
+
 /** The database URL, or a clear error when the process was started without one. */
 export function requireDatabaseUrl(): string {
   const url = getEnv().databaseUrl;
   if (!url) {
     throw new EnvError([
-      "DATABASE_URL is not set (start the service with `npm run dev` or `npm start` to get an embedded PostgreSQL)",
+      "DATABASE_URL is not set (start the service with `npm run dev`, or `LOCAL_ONLY=true npm start`, to get an embedded PostgreSQL)",
     ]);
   }
   return url;

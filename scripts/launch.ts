@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { disconnectDb } from "../lib/db/client";
-import { EnvError, getEnv } from "../lib/env";
+import { checkSettings, EnvError } from "../lib/env";
 import { distDir, resolveDatabase, REPO_ROOT, type ResolvedDatabase } from "./lib/database";
 import { serveNext, type RunningServer } from "./lib/http-server";
 import { applyMigrations } from "./lib/migrations";
@@ -13,6 +13,11 @@ import { seedDemo, type DemoSeed } from "./lib/seed";
  * migrations, seeds the demo partner, serves Next in this process, and on
  * Ctrl-C / SIGTERM stops the server first and PostgreSQL second, so nothing
  * is left running.
+ *
+ * `npm start` is a production build: it refuses the development defaults,
+ * naming each setting to fix, unless LOCAL_ONLY=true makes it a build for
+ * this machine only (docs/production.md). It checks that before anything
+ * else, so a refused start leaves nothing behind.
  */
 
 type Mode = "dev" | "start";
@@ -28,6 +33,7 @@ function parseMode(argv: string[]): Mode {
   return mode;
 }
 
+/** The demo client's secret is printed in development only, never by a production build. */
 function printBanner(issuer: string, demo: DemoSeed | null) {
   const lines = [
     "",
@@ -42,7 +48,7 @@ function printBanner(issuer: string, demo: DemoSeed | null) {
     lines.push(
       "  Demo partner client (Demo Budget App)",
       `    client_id         ${demo.clientId}`,
-      `    client_secret     ${demo.clientSecret ?? "(not shown in production: rotate it with the admin CLI)"}`,
+      `    client_secret     ${demo.clientSecret ?? "(random, kept sealed for the demo; shown only by `npm run dev`)"}`,
       `    redirect_uri      ${demo.redirectUri}`,
       "",
     );
@@ -55,7 +61,7 @@ async function main() {
   const mode = parseMode(process.argv);
   let env;
   try {
-    env = getEnv();
+    env = checkSettings("start");
   } catch (error) {
     console.error(error instanceof EnvError ? error.message : error);
     process.exit(1);

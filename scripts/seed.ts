@@ -3,8 +3,8 @@ import { seedDemo } from "./lib/seed";
 
 /**
  * `npm run db:seed`: seeds the demo partner and client (idempotent) and prints
- * them as JSON. In local mode that includes the demo client's secret, which is
- * derived from SECRET_KEY and so the same on every run; in production it is null.
+ * them as JSON. In development that includes the demo client's secret (random
+ * per installation, the same on every run); in production it is null.
  */
 async function main(): Promise<number> {
   try {

@@ -1,7 +1,13 @@
 import { cookies } from "next/headers";
 import { notFound } from "next/navigation";
 import { getLocale, getTranslations } from "next-intl/server";
-import { demoCookieName, isDemoEnabled } from "@/lib/demo/demo";
+import {
+  demoCookieName,
+  demoKeysCookieName,
+  isDemoEnabled,
+  PENDING_LIFETIME_MS,
+} from "@/lib/demo/demo";
+import { KEYS_COOKIE_LIFETIME_SECONDS, KEYS_COOKIE_PATH } from "@/lib/demo/key-cookie";
 import { loadDemoView, type DemoAccount } from "@/lib/demo/view";
 
 /**
@@ -80,7 +86,10 @@ export default async function DemoPage(props: {
 }) {
   if (!isDemoEnabled()) notFound();
   const store = await cookies();
-  const view = await loadDemoView(store.get(demoCookieName())?.value);
+  const view = await loadDemoView(
+    store.get(demoCookieName())?.value,
+    store.get(demoKeysCookieName())?.value,
+  );
   const t = await getTranslations("Demo");
   const locale = await getLocale();
   const query = await props.searchParams;
@@ -89,7 +98,7 @@ export default async function DemoPage(props: {
   const status = session?.status;
 
   return (
-    <main id="main" className="page">
+    <main id="main" className="page demo">
       <div className="card stack">
         <h1>{t("title")}</h1>
         <p className="muted">{t("intro")}</p>
@@ -115,6 +124,11 @@ export default async function DemoPage(props: {
         {status === "revoked" ? (
           <p className="notice" role="status">
             {t("revoked")}
+          </p>
+        ) : null}
+        {status === "expired" ? (
+          <p className="notice" role="status">
+            {t("expired")}
           </p>
         ) : null}
         {status !== "connected" ? (
@@ -170,6 +184,17 @@ export default async function DemoPage(props: {
           </div>
         </section>
       ) : null}
+
+      <section className="card stack demo-storage" aria-labelledby="storage-title">
+        <h2 id="storage-title">{t("storageTitle")}</h2>
+        <p>{t("storageServer", { minutes: Math.round(PENDING_LIFETIME_MS / 60_000) })}</p>
+        <p>
+          {t("storageBrowser", {
+            path: KEYS_COOKIE_PATH,
+            minutes: Math.round(KEYS_COOKIE_LIFETIME_SECONDS / 60),
+          })}
+        </p>
+      </section>
 
       {session ? (
         <section className="card" aria-labelledby="steps-title">

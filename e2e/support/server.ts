@@ -16,6 +16,8 @@ import { resetSecretsSeen, SERVER_LOG } from "./secrets-seen";
  * port. On SIGTERM (Playwright's teardown) it closes the server, drops the
  * database and stops the embedded PostgreSQL it started. Everything it prints
  * also goes to SERVER_LOG, which the last project scans for leaked secrets.
+ * A production build for this machine only: LOCAL_ONLY=true, set here for the
+ * build and the server alike (docs/production.md).
  */
 
 /** Copies every write to stdout and stderr (the build's included) into `file`. */
@@ -46,6 +48,7 @@ function build(env: NodeJS.ProcessEnv): Promise<number> {
 async function main() {
   teeOutputTo(SERVER_LOG);
   resetSecretsSeen();
+  setSetting("LOCAL_ONLY", "true");
   setSetting("ISSUER", E2E_ORIGIN);
   const database = await createTestDatabase("e2e");
   setSetting("DATABASE_URL", database.url);

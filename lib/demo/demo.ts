@@ -5,6 +5,15 @@ import { cookieName, readCookie, serializeCookie } from "../http/cookies";
 import { API_CSP } from "../http/security-headers";
 import { openOptional } from "./envelope";
 import {
+  clearKeysCookie,
+  KEYS_COOKIE_LIFETIME_SECONDS,
+  keysCookie,
+  keysCookieName,
+  openCredentials,
+  sealCredentials,
+  type DemoCredentials,
+} from "./key-cookie";
+import {
   discover,
   exchangeCode,
   getAccounts,
@@ -36,22 +45,26 @@ import { readBodyText } from "../http/body-limits";
 
 /**
  * The demo partner at /demo: a partner backend that reaches the service only
- * over its public HTTP endpoints. Its state is one DemoSession row per
+ * over its public HTTP endpoints. Its database keeps one DemoSession row per
  * authorization a browser starts, bound to that browser by a keyed hash of a
- * random id in a first-party cookie.
+ * random id in a first-party cookie; the row holds what the callback needs
+ * and the masked protocol log, never a user's key. The API key and the
+ * relayed private key go to the browser in an encrypted cookie (./key-cookie.ts).
  *
- * The callback is a cross-site form POST (CONTRACT §3), on which browsers do
- * not send SameSite=Lax cookies; so it finds the pending session by the keyed
- * hash of `state` alone, finishes the exchange, and 303-redirects to /demo,
- * whose top-level GET does carry the cookie and shows the session only to the
- * browser that started it.
+ * The callback is a cross-site form POST for a partner on another site, on
+ * which browsers do not send SameSite=Lax cookies; so it finds the pending
+ * session by the keyed hash of `state` alone, finishes the exchange, hands
+ * the keys to the browser in the sealed cookie bound to that session, and
+ * 303-redirects to /demo, whose top-level GET carries both cookies and shows
+ * the session only to the browser that started it.
  */
 
 export type DemoStatus = "pending" | "processing" | "connected" | "denied" | "failed" | "revoked";
 
-/** CONTRACT §2: a flow lives 45 minutes on the server; the demo keeps its state longer. */
-const PENDING_LIFETIME_MS = 50 * 60 * 1000;
-const CONNECTED_LIFETIME_MS = 24 * 60 * 60 * 1000;
+/** A flow lives 45 minutes on the service; the demo keeps a pending row a little longer. */
+export const PENDING_LIFETIME_MS = 50 * 60 * 1000;
+/** A connected row lives as long as the keys cookie it goes with. */
+const CONNECTED_LIFETIME_MS = KEYS_COOKIE_LIFETIME_SECONDS * 1000;
 const COOKIE_MAX_AGE_SECONDS = 24 * 60 * 60;
 export const LATEST_TRANSACTIONS = 10;
 
@@ -62,9 +75,9 @@ export const isDemoEnabled = () => getEnv().demoEnabled;
 
 const BASE_HEADERS = { "Cache-Control": "no-store", "Content-Security-Policy": API_CSP };
 
-function redirect(location: string, setCookie?: string): Response {
+function redirect(location: string, ...setCookies: string[]): Response {
   const headers = new Headers({ ...BASE_HEADERS, Location: location });
-  if (setCookie) headers.append("Set-Cookie", setCookie);
+  for (const cookie of setCookies) headers.append("Set-Cookie", cookie);
   return new Response(null, { status: 303, headers });
 }
 
@@ -147,7 +160,7 @@ export async function handleDemoStart(request: Request): Promise<Response> {
   const steps = [
     step(
       "PKCE (S256) and state created",
-      `code_verifier kept on the partner's server; code_challenge = ${challenge}; state = ${maskSecret(state)} (only its keyed hash is stored)`,
+      `code_verifier kept sealed on the partner's server until the callback; code_challenge = ${challenge}; state = ${maskSecret(state)} (only its keyed hash is stored)`,
     ),
     // The log is stored too, so it shows the state masked like everywhere else.
     step("GET /oauth/authorize (browser redirect)", url.replace(state, maskSecret(state))),
@@ -167,7 +180,8 @@ export async function handleDemoStart(request: Request): Promise<Response> {
     https: isHttps(),
     sameSite: "Lax",
   });
-  return redirect(url, cookie);
+  // A new connection replaces whatever keys an earlier one left in this browser.
+  return redirect(url, cookie, clearKeysCookie(isHttps()));
 }
 
 function describeRelay(fields: RelayFields): string {
@@ -206,25 +220,30 @@ export async function handleDemoCallback(request: Request): Promise<Response> {
       return { status: "failed" };
     },
   );
+  // The verifier has served its one use; the keys go to the browser, not to this row.
   await db().demoSession.update({
     where: { id: session.id },
     data: {
       status: finished.status,
       steps: toJson(steps),
-      apiKeyEnc: finished.apiKey ? sealForStorage(finished.apiKey) : null,
-      privateKeyEnc: finished.privateKey ? sealForStorage(finished.privateKey) : null,
+      codeVerifierEnc: null,
       ...(finished.status === "connected"
         ? { expiresAt: new Date(Date.now() + CONNECTED_LIFETIME_MS) }
         : {}),
     },
   });
+  if (finished.credentials) {
+    return redirect(
+      "/demo",
+      keysCookie(sealCredentials(session.id, finished.credentials), isHttps()),
+    );
+  }
   return redirect("/demo");
 }
 
 interface CallbackResult {
   status: DemoStatus;
-  apiKey?: string;
-  privateKey?: string;
+  credentials?: DemoCredentials;
 }
 
 async function finishCallback(
@@ -264,32 +283,54 @@ async function finishCallback(
     steps.push(step(`relay refused: ${outcome.kind}`, detail, false));
     return { status: "failed" };
   }
+  if (!session.codeVerifierEnc) return { status: "failed" };
   const token = await exchangeCode(outcome.code, openFromStorage(session.codeVerifierEnc));
   steps.push(token.step);
   const apiKey = token.body?.access_token ?? token.body?.apiKey;
   if (!apiKey) return { status: "failed" };
   steps.push(
     step(
-      "Key and private key stored on the partner's server",
+      "Key and private key handed to this browser only",
       `X-Api-Key = ${maskSecret(apiKey)}; privateKey = ${maskSecret(outcome.privateKey)} (${
         fields.privateKey
           ? "user-key mode: data is sealed to the user's key"
           : "partner-key mode: data is sealed to the partner's configured key"
-      })`,
+      }); both go into an encrypted cookie for /demo (${KEYS_COOKIE_LIFETIME_SECONDS / 60} minutes), never into the partner's database`,
     ),
   );
-  return { status: "connected", apiKey, privateKey: outcome.privateKey };
-}
-
-export function credentialsOf(
-  session: DemoSessionRow,
-): { apiKey: string; privateKey: string } | null {
-  if (session.status !== "connected" || !session.apiKeyEnc || !session.privateKeyEnc) return null;
+  // In partner-key mode the private key is the partner's own, read from its settings on each use.
   return {
-    apiKey: openFromStorage(session.apiKeyEnc),
-    privateKey: openFromStorage(session.privateKeyEnc),
+    status: "connected",
+    credentials: { apiKey, privateKey: fields.privateKey || null },
   };
 }
+
+/** What the demo needs to read data: the API key and the key that opens the envelopes. */
+export interface UsableCredentials {
+  apiKey: string;
+  privateKey: string;
+}
+
+/**
+ * A connected session's credentials, from the browser's keys cookie: null
+ * when the cookie is missing, altered, expired, sealed by another process or
+ * for another session.
+ */
+export function credentialsOf(
+  session: DemoSessionRow,
+  keysCookieValue: string | null | undefined,
+): UsableCredentials | null {
+  if (session.status !== "connected") return null;
+  const credentials = openCredentials(keysCookieValue, session.id);
+  const privateKey = credentials?.privateKey ?? getEnv().demoPartnerPrivateKey;
+  return credentials && privateKey ? { apiKey: credentials.apiKey, privateKey } : null;
+}
+
+/** The keys cookie's value in a request to the demo. */
+export const readKeysCookie = (request: Request) => readCookie(request, keysCookieName(isHttps()));
+
+/** The keys cookie's name, for the page, which reads cookies through Next. */
+export const demoKeysCookieName = () => keysCookieName(isHttps());
 
 /** The same-origin, CSRF-checked session a sync or revoke form acts on. */
 async function formSession(
@@ -313,7 +354,7 @@ async function formSession(
 export async function handleDemoSync(request: Request): Promise<Response> {
   const session = await formSession(request, "sync");
   if (session instanceof Response) return session;
-  const credentials = credentialsOf(session);
+  const credentials = credentialsOf(session, readKeysCookie(request));
   if (!credentials) return redirect("/demo");
   const steps = parseSteps(session.steps);
   const accounts = await getAccounts(credentials.apiKey);
@@ -352,12 +393,12 @@ export async function handleDemoSync(request: Request): Promise<Response> {
   return redirect("/demo");
 }
 
-/** POST /demo/revoke (CONTRACT §5), then proof: the key now answers 401. */
+/** POST /demo/revoke (RFC 7009), then proof: the key now answers 401; the keys cookie is deleted. */
 export async function handleDemoRevoke(request: Request): Promise<Response> {
   const session = await formSession(request, "revoke");
   if (session instanceof Response) return session;
-  const credentials = credentialsOf(session);
-  if (!credentials) return redirect("/demo");
+  const credentials = credentialsOf(session, readKeysCookie(request));
+  if (!credentials) return redirect("/demo", clearKeysCookie(isHttps()));
   const steps = parseSteps(session.steps);
   const revoked = await revokeKey(credentials.apiKey);
   steps.push(revoked.step);
@@ -368,10 +409,8 @@ export async function handleDemoRevoke(request: Request): Promise<Response> {
   }
   await db().demoSession.update({
     where: { id: session.id },
-    data: {
-      steps: toJson(steps),
-      ...(revokedOk ? { status: "revoked", apiKeyEnc: null, privateKeyEnc: null } : {}),
-    },
+    data: { steps: toJson(steps), ...(revokedOk ? { status: "revoked" } : {}) },
   });
-  return redirect("/demo");
+  // A revoked key is worth nothing, and the browser forgets it and the private key at once.
+  return revokedOk ? redirect("/demo", clearKeysCookie(isHttps())) : redirect("/demo");
 }

@@ -80,8 +80,27 @@ export interface TokenResponse {
   expires_in?: number;
 }
 
+/** The demo client's Basic credentials; the secret is the one the seed sealed for the demo. */
+async function clientAuthorization(): Promise<string | null> {
+  const secret = await demoClientSecret();
+  return secret ? basicAuthorization(DEMO_CLIENT_ID, secret) : null;
+}
+
+/** The call not made: the seed has not given the demo client its secret yet. */
+const withoutSecret = <T>(label: string): Called<T> => ({
+  status: 0,
+  body: null,
+  step: {
+    label: `${label} → not sent`,
+    detail: "the demo client has no secret yet: run `npm run db:seed`",
+    ok: false,
+  },
+});
+
 /** CONTRACT §4: client_secret_basic, body in the tested order, with redirect_uri. */
-export function exchangeCode(code: string, codeVerifier: string) {
+export async function exchangeCode(code: string, codeVerifier: string) {
+  const authorization = await clientAuthorization();
+  if (!authorization) return withoutSecret<TokenResponse>("POST /oauth/token");
   const body = new URLSearchParams([
     ["grant_type", "authorization_code"],
     ["code", code],
@@ -90,7 +109,7 @@ export function exchangeCode(code: string, codeVerifier: string) {
   ]);
   return call<TokenResponse>("POST", "/oauth/token", {
     headers: {
-      Authorization: basicAuthorization(DEMO_CLIENT_ID, demoClientSecret()),
+      Authorization: authorization,
       "Content-Type": "application/x-www-form-urlencoded",
       Accept: "application/json",
     },
@@ -101,10 +120,12 @@ export function exchangeCode(code: string, codeVerifier: string) {
 }
 
 /** CONTRACT §5: RFC 7009 revocation; any 2xx is success, the body is ignored. */
-export function revokeKey(apiKey: string) {
+export async function revokeKey(apiKey: string) {
+  const authorization = await clientAuthorization();
+  if (!authorization) return withoutSecret<unknown>("POST /oauth/revoke");
   return call<unknown>("POST", "/oauth/revoke", {
     headers: {
-      Authorization: basicAuthorization(DEMO_CLIENT_ID, demoClientSecret()),
+      Authorization: authorization,
       "Content-Type": "application/x-www-form-urlencoded",
     },
     body: new URLSearchParams([

@@ -1,11 +1,13 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from "node:crypto";
+import { db } from "../db/client";
 import { getEnv } from "../env";
 
 /**
  * The demo partner's own secrets, derived from SECRET_KEY (it is this
- * deployment's partner backend): keyed hashes for the browser id and the
- * OAuth state, a sealing key for what it stores (code verifier, API key,
- * relayed private key), and its client secret.
+ * deployment's partner backend): keyed hashes for the browser id, the OAuth
+ * state and the start form's token, and a sealing key for what its database
+ * keeps (the PKCE verifier until the callback, and its client secret). No
+ * user's key is ever sealed with these: see ./key-cookie.ts.
  */
 
 const DEMO_SALT = "bank-connect/demo/v1";
@@ -34,20 +36,26 @@ export function openFromStorage(sealed: string): string {
   return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString("utf8");
 }
 
-/**
- * The seeded demo client's secret in local mode (scripts/lib/seed.ts derives
- * the same value: "obs_" + HMAC(SECRET_KEY, "demo-client-secret")). In
- * production mode the seed sets a random secret that nobody knows, so the
- * demo cannot exchange codes there until that is changed.
- */
-export function demoClientSecret(): string {
-  return (
-    "obs_" +
-    createHmac("sha256", getEnv().secretKey).update("demo-client-secret").digest("base64url")
-  );
+/** The sealed value opened, or null when it was sealed under another SECRET_KEY or altered. */
+export function openStoredOrNull(sealed: string): string | null {
+  try {
+    return openFromStorage(sealed);
+  } catch {
+    return null;
+  }
 }
 
 export const DEMO_CLIENT_ID = "obc_demo_budget_app";
 export const DEMO_CALLBACK_PATH = "/demo/callback";
 
 export const demoRedirectUri = () => `${getEnv().issuer}${DEMO_CALLBACK_PATH}`;
+
+/**
+ * The demo client's secret, as the seed made it (random per installation,
+ * kept sealed for the demo alone; scripts/lib/seed.ts), or null before the
+ * seed ran. Read on every use, so a new seed takes effect without a restart.
+ */
+export async function demoClientSecret(): Promise<string | null> {
+  const stored = await db().demoClientSecret.findUnique({ where: { clientId: DEMO_CLIENT_ID } });
+  return stored ? openStoredOrNull(stored.secretEnc) : null;
+}

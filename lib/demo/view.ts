@@ -37,10 +37,13 @@ export interface DemoAccount {
   }[];
 }
 
+/** "expired": connected, but this browser's keys cookie is gone, expired or from before a restart. */
+export type DemoViewStatus = DemoStatus | "expired";
+
 export interface DemoView {
   startToken: string | null;
   session: {
-    status: DemoStatus;
+    status: DemoViewStatus;
     steps: DemoStep[];
     lastSync: SyncResult | null;
     syncToken: string;
@@ -98,14 +101,20 @@ async function readAccount(
   };
 }
 
-/** What /demo shows this browser: its own session, read live from the data API. */
-export async function loadDemoView(browserId: string | null | undefined): Promise<DemoView> {
+/**
+ * What /demo shows this browser: its own session, read live from the data
+ * API with the credentials in its keys cookie.
+ */
+export async function loadDemoView(
+  browserId: string | null | undefined,
+  keysCookieValue: string | null | undefined,
+): Promise<DemoView> {
   const startToken = browserId ? startCsrfToken(browserId) : null;
   const session = await findBrowserSession(browserId);
   if (!session) return { startToken, session: null };
   const steps = parseSteps(session.steps);
   const accounts: DemoAccount[] = [];
-  const credentials = credentialsOf(session);
+  const credentials = credentialsOf(session, keysCookieValue);
   if (credentials) {
     const listed = await getAccounts(credentials.apiKey);
     steps.push({ ...listed.step, label: `${listed.step.label} (this page view)` });
@@ -126,7 +135,8 @@ export async function loadDemoView(browserId: string | null | undefined): Promis
   return {
     startToken,
     session: {
-      status: session.status as DemoStatus,
+      status:
+        session.status === "connected" && !credentials ? "expired" : (session.status as DemoStatus),
       steps,
       lastSync: (session.lastSync as SyncResult | null) ?? null,
       syncToken: sessionCsrfToken(session, "sync"),

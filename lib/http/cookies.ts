@@ -8,6 +8,8 @@ export interface CookieOptions {
   maxAgeSeconds: number;
   https: boolean;
   sameSite?: "Lax" | "Strict";
+  /** Default "/"; a narrower path cannot take the `__Host-` prefix. */
+  path?: string;
 }
 
 export function cookieName(base: string, https: boolean): string {
@@ -34,7 +36,7 @@ export function readCookie(request: Request, name: string): string | null {
 export function serializeCookie(name: string, value: string, options: CookieOptions): string {
   const parts = [
     `${name}=${encodeURIComponent(value)}`,
-    "Path=/",
+    `Path=${options.path ?? "/"}`,
     `Max-Age=${Math.max(0, Math.floor(options.maxAgeSeconds))}`,
     "HttpOnly",
     `SameSite=${options.sameSite ?? "Lax"}`,
@@ -43,6 +45,6 @@ export function serializeCookie(name: string, value: string, options: CookieOpti
   return parts.join("; ");
 }
 
-export function clearCookie(name: string, https: boolean): string {
-  return serializeCookie(name, "", { maxAgeSeconds: 0, https });
+export function clearCookie(name: string, https: boolean, path = "/"): string {
+  return serializeCookie(name, "", { maxAgeSeconds: 0, https, path });
 }

@@ -9,10 +9,12 @@ export { findLastMessage, type OutboxEntry } from "./outbox";
 export type { Mailer, MailMessage } from "./types";
 
 /**
- * STYLE.md rule 10: the mailer is chosen by configuration. Resend when
- * RESEND_API_KEY is set; otherwise the local outbox, which only a local
- * deployment may use: in production a sign-in mail that never leaves the
- * database would lock every user out, so that fails loudly instead.
+ * The mailer is chosen by configuration. Resend when RESEND_API_KEY is set;
+ * otherwise the local outbox, which only local mode may use (development,
+ * tests, and a production build started with LOCAL_ONLY=true): in production
+ * the outbox would keep live sign-in links and codes in the database and
+ * never deliver them, so production mode refuses to start without a provider
+ * (lib/env.ts) and this fails loudly too.
  */
 export function createMailer(env: Pick<Env, "mode" | "resendApiKey" | "mailFrom">): Mailer {
   if (env.resendApiKey) return new ResendMailer({ apiKey: env.resendApiKey, from: env.mailFrom });

@@ -7,8 +7,9 @@ import type { Mailer, MailMessage } from "./types";
  * The local mailer (DESIGN.md §3: "Mail goes to a local outbox"): every
  * message is stored in the OutboxMessage table instead of being sent, with
  * its link and code, so a developer (`npm run admin -- mail last --to …`) and
- * the Playwright journeys can read it. Chosen only when no mail provider is
- * configured, which production refuses (lib/mail/index.ts).
+ * the Playwright journeys can read it. Chosen only in local mode without a
+ * mail provider; production mode refuses to start that way (lib/env.ts,
+ * docs/production.md).
  */
 export class OutboxMailer implements Mailer {
   readonly name = "outbox";

@@ -1,14 +1,10 @@
+import { createHmac } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { db, disconnectDb } from "../../lib/db/client";
+import { demoClientSecret } from "../../lib/demo/secrets";
 import { getEnv, rawSetting, setSetting } from "../../lib/env";
 import { hashClientSecret, verifyClientSecret } from "../../lib/keys/client-credentials";
-import {
-  DEMO_CLIENT_ID,
-  DEMO_PARTNER_NAME,
-  seedDemo,
-  toDemoClientSecret,
-  toDemoRedirectUri,
-} from "./seed";
+import { DEMO_CLIENT_ID, DEMO_PARTNER_NAME, seedDemo, toDemoRedirectUri } from "./seed";
 
 afterAll(disconnectDb);
 
@@ -34,7 +30,8 @@ async function demoRows() {
     include: { owners: { include: { user: true } } },
   });
   const client = await db().client.findUnique({ where: { id: DEMO_CLIENT_ID } });
-  return { partners, client };
+  const sealed = await db().demoClientSecret.findUnique({ where: { clientId: DEMO_CLIENT_ID } });
+  return { partners, client, sealed };
 }
 
 describe("seedDemo", () => {
@@ -53,11 +50,43 @@ describe("seedDemo", () => {
     expect(verifyClientSecret(client!, first.clientSecret!, new Date())).toBe(true);
   });
 
-  it("derives the local secret from SECRET_KEY: obs_ + base64url HMAC(secretKey, 'demo-client-secret')", async () => {
+  it("makes the demo client's secret random per installation: hashed on the client, sealed for the demo", async () => {
     const seeded = await seedDemo();
+    const secret = seeded.clientSecret!;
     expect(seeded.clientId).toBe("obc_demo_budget_app");
-    expect(seeded.clientSecret).toBe(toDemoClientSecret(getEnv().secretKey));
-    expect(seeded.clientSecret).toMatch(/^obs_[A-Za-z0-9_-]{43}$/);
+    expect(secret).toMatch(/^obs_[A-Za-z0-9_-]{43}$/);
+    // Not the value every installation on the same SECRET_KEY used to share.
+    const derived = createHmac("sha256", getEnv().secretKey).update("demo-client-secret");
+    expect(secret).not.toBe(`obs_${derived.digest("base64url")}`);
+
+    const { client, sealed } = await demoRows();
+    expect(client?.secretHash).toBe(hashClientSecret(secret));
+    expect(JSON.stringify(client)).not.toContain(secret.slice(4));
+    expect(sealed?.secretEnc).not.toContain(secret.slice(4));
+    // The demo partner presents exactly that secret to the token endpoint.
+    expect(await demoClientSecret()).toBe(secret);
+
+    // Another installation (no sealed secret yet) gets another secret.
+    await db().demoClientSecret.delete({ where: { clientId: DEMO_CLIENT_ID } });
+    const other = await seedDemo();
+    expect(other.clientSecret).not.toBe(secret);
+    expect(await demoClientSecret()).toBe(other.clientSecret);
+    const { client: after } = await demoRows();
+    expect(verifyClientSecret(after!, other.clientSecret!, new Date())).toBe(true);
+    expect(verifyClientSecret(after!, secret, new Date())).toBe(false);
+  });
+
+  it("replaces a secret rotated by hand, so the demo keeps working", async () => {
+    const before = await seedDemo();
+    await db().client.update({
+      where: { id: DEMO_CLIENT_ID },
+      data: { secretHash: hashClientSecret("obs_rotated_by_an_operator") },
+    });
+    const seeded = await seedDemo();
+    expect(seeded.clientSecret).not.toBe(before.clientSecret);
+    const { client } = await demoRows();
+    expect(client?.secretHash).toBe(hashClientSecret(seeded.clientSecret!));
+    expect(await demoClientSecret()).toBe(seeded.clientSecret);
   });
 
   it("repairs a stored hash that no longer matches, and a changed redirect URI", async () => {
@@ -100,14 +129,26 @@ describe("seedDemo", () => {
     };
     await withSettings(production, async () => {
       expect(getEnv().mode).toBe("production");
+      const first = await seedDemo();
+      expect(first.clientSecret).toBeNull();
+      expect(first.redirectUri).toBe("https://connect.bank.example/demo/callback");
       const { client: before } = await demoRows();
-      const seeded = await seedDemo();
-      expect(seeded.clientSecret).toBeNull();
-      expect(seeded.redirectUri).toBe("https://connect.bank.example/demo/callback");
+      const again = await seedDemo();
+      expect(again.clientSecret).toBeNull();
       const { client: after } = await demoRows();
       expect(after?.secretHash).toBe(before?.secretHash);
+      // The demo can still authenticate: its sealed secret matches the client's hash.
+      expect(verifyClientSecret(after!, (await demoClientSecret())!, new Date())).toBe(true);
     });
     await seedDemo();
+  });
+
+  it("never reveals the secret from a production build, even a local-only one", async () => {
+    await withSettings({ NODE_ENV: "production", LOCAL_ONLY: "true" }, async () => {
+      expect(getEnv().mode).toBe("local");
+      expect((await seedDemo()).clientSecret).toBeNull();
+      expect(await demoClientSecret()).toMatch(/^obs_/);
+    });
   });
 });
 

@@ -1,13 +1,9 @@
-import { createHmac } from "node:crypto";
 import { normalizeEmail } from "../../lib/auth/email";
 import { timingSafeEqualString } from "../../lib/crypto/constant-time";
 import { db, type Prisma } from "../../lib/db/client";
-import { getEnv } from "../../lib/env";
-import {
-  CLIENT_SECRET_PREFIX,
-  generateClientSecret,
-  hashClientSecret,
-} from "../../lib/keys/client-credentials";
+import { openStoredOrNull, sealForStorage } from "../../lib/demo/secrets";
+import { getEnv, type Env } from "../../lib/env";
+import { generateClientSecret, hashClientSecret } from "../../lib/keys/client-credentials";
 import { parseRedirectUris } from "../../lib/partners/redirect-uris";
 
 /**
@@ -16,10 +12,13 @@ import { parseRedirectUris } from "../../lib/partners/redirect-uris";
  * owned by demo@example.com, with one client `obc_demo_budget_app` whose only
  * redirect URI is {issuer}/demo/callback.
  *
- * In local mode the secret is derived from SECRET_KEY, so it is the same on
- * every start and can be printed; a run after SECRET_KEY changed repairs the
- * stored hash. In production mode the secret is random, set once, never
- * printed (clientSecret is null): rotate it with the admin CLI to get one.
+ * The client's secret is random per installation: the first seed makes it,
+ * the Client row keeps only its keyed hash like every client's, and the demo
+ * partner (which must present it to the token endpoint) gets it sealed in
+ * DemoClientSecret. Later seeds keep it while it still opens and matches the
+ * client's hash; after SECRET_KEY changed, or the secret was rotated by
+ * hand, they make a new one. It is returned, for the development banner, only
+ * in development and tests: a production build never prints it.
  */
 
 export const DEMO_PARTNER_NAME = "Demo Budget App";
@@ -30,10 +29,14 @@ export const DEMO_CALLBACK_PATH = "/demo/callback";
 export interface DemoSeed {
   partnerId: string;
   clientId: string;
-  /** Null in production mode, where the demo secret is never shown. */
+  /** Null in a production build and in production mode, where the demo secret is never shown. */
   clientSecret: string | null;
   redirectUri: string;
 }
+
+/** Only development and tests on a loopback issuer may show the demo client's secret. */
+export const showsDemoSecret = (env: Pick<Env, "mode" | "nodeEnv">) =>
+  env.mode === "local" && env.nodeEnv !== "production";
 
 /** Serializes concurrent seeds (launcher and e2e server on one database). */
 const SEED_LOCK_KEY = 0x5eed_de30;
@@ -43,27 +46,16 @@ type Tx = Prisma.TransactionClient;
 export async function seedDemo(): Promise<DemoSeed> {
   const env = getEnv();
   const redirectUri = toDemoRedirectUri(env.issuer);
-  const derived = toDemoClientSecret(env.secretKey);
-  // Shown only in local mode; stored wherever /demo runs, since the demo derives it too.
-  const clientSecret = env.mode === "local" ? derived : null;
-  const storedSecret = env.mode === "local" || env.demoEnabled ? derived : null;
   return db().$transaction(
     async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(${SEED_LOCK_KEY})`;
       const ownerId = await ensureDemoOwner(tx);
       const partnerId = await ensureDemoPartner(tx, ownerId);
-      await ensureDemoClient(tx, { partnerId, redirectUri, clientSecret: storedSecret });
+      const secret = await ensureDemoClient(tx, { partnerId, redirectUri });
+      const clientSecret = showsDemoSecret(env) ? secret : null;
       return { partnerId, clientId: DEMO_CLIENT_ID, clientSecret, redirectUri };
     },
     { maxWait: 15_000, timeout: 30_000 },
-  );
-}
-
-/** HMAC(SECRET_KEY, "demo-client-secret"), base64url, with the secret prefix. */
-export function toDemoClientSecret(secretKey: string): string {
-  return (
-    CLIENT_SECRET_PREFIX +
-    createHmac("sha256", secretKey).update("demo-client-secret").digest("base64url")
   );
 }
 
@@ -123,30 +115,51 @@ async function createDemoPartnerId(tx: Tx): Promise<string> {
   return partner.id;
 }
 
+/** The demo's sealed secret, while it opens under this SECRET_KEY and matches the client's hash. */
+async function findKeptSecret(tx: Tx, secretHash: string | undefined): Promise<string | null> {
+  const stored = await tx.demoClientSecret.findUnique({ where: { clientId: DEMO_CLIENT_ID } });
+  const secret = stored ? openStoredOrNull(stored.secretEnc) : null;
+  if (!secret) return null;
+  if (secretHash !== undefined && !timingSafeEqualString(secretHash, hashClientSecret(secret))) {
+    return null;
+  }
+  return secret;
+}
+
+/** Converges the demo client; returns its secret (kept, or new and sealed for the demo). */
 async function ensureDemoClient(
   tx: Tx,
-  wanted: { partnerId: string; redirectUri: string; clientSecret: string | null },
-): Promise<void> {
+  wanted: { partnerId: string; redirectUri: string },
+): Promise<string> {
   const existing = await tx.client.findUnique({ where: { id: DEMO_CLIENT_ID } });
+  const kept = await findKeptSecret(tx, existing?.secretHash);
+  const secret = kept ?? generateClientSecret();
+  if (!kept) {
+    const secretEnc = sealForStorage(secret);
+    await tx.demoClientSecret.upsert({
+      where: { clientId: DEMO_CLIENT_ID },
+      create: { clientId: DEMO_CLIENT_ID, secretEnc },
+      update: { secretEnc, createdAt: new Date() },
+    });
+  }
   const fields = {
     partnerId: wanted.partnerId,
     name: DEMO_PARTNER_NAME,
     redirectUris: [wanted.redirectUri],
   };
+  const secretHash = hashClientSecret(secret);
   if (!existing) {
-    const secretHash = hashClientSecret(wanted.clientSecret ?? generateClientSecret());
     await tx.client.create({ data: { id: DEMO_CLIENT_ID, ...fields, secretHash } });
-    return;
+    return secret;
   }
-  const secretHash =
-    wanted.clientSecret === null ? existing.secretHash : hashClientSecret(wanted.clientSecret);
   const upToDate =
+    kept !== null &&
     existing.partnerId === fields.partnerId &&
     existing.name === fields.name &&
     existing.redirectUris.length === 1 &&
-    existing.redirectUris[0] === wanted.redirectUri &&
-    timingSafeEqualString(existing.secretHash, secretHash);
+    existing.redirectUris[0] === wanted.redirectUri;
   if (!upToDate) {
     await tx.client.update({ where: { id: DEMO_CLIENT_ID }, data: { ...fields, secretHash } });
   }
+  return secret;
 }

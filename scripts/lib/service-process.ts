@@ -21,7 +21,9 @@ import { applyMigrations } from "./migrations";
  * port. This process is pointed at the same database, so a run can set up
  * partners and users with the library and then speak to the service over
  * HTTP only. The service trusts one proxy hop: a run may give each simulated
- * client its own address in X-Forwarded-For, as a reverse proxy would.
+ * client its own address in X-Forwarded-For, as a reverse proxy would. It is
+ * a production build serving this machine only, so it says LOCAL_ONLY=true
+ * (its embedded database and development secret are refused otherwise).
  */
 
 export interface ServiceProcess {
@@ -107,6 +109,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
     stdio: ["ignore", "pipe", "pipe"],
     env: childEnv({
       NODE_ENV: "production",
+      LOCAL_ONLY: "true",
       NEXT_TELEMETRY_DISABLED: "1",
       CHECKPOINT_DISABLE: "1",
       DATABASE_URL: databaseUrl,

@@ -35,6 +35,8 @@ const CHECKLIST_ITEMS = [
   "oversize request bodies refused with 413 before any handler runs, never acted on in part",
   "SSRF: IPv6 addresses carrying an IPv4 address (NAT64, 6to4, Teredo, IPv4-compatible, IPv4-mapped)",
   "data sealed to a user's key stays openable after the partner installs a recipient key",
+  "production build refuses development secrets and demo defaults",
+  "the demo keeps no user keys server-side",
 ] as const;
 
 interface Proof {
