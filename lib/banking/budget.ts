@@ -1,0 +1,117 @@
+import { setImmediate } from "node:timers/promises";
+import { getEnv } from "../env";
+
+/**
+ * The budget of bank syncs and consent storing (docs/capacity.md): at most
+ * `SYNC_CONCURRENCY` run at once per process, a few more wait briefly for a
+ * slot and the rest are refused at once; each runs under one overall
+ * deadline (`SYNC_DEADLINE_SECONDS`) across every upstream page, the sealing
+ * and the write; and long CPU work yields to the event loop in slices, so a
+ * large account slows other requests a little instead of stopping them.
+ */
+
+/** How long a sync waits for a free slot before it is refused. */
+export const SYNC_QUEUE_WAIT_MS = 10_000;
+/** Syncs that may wait per slot; beyond that a sync is refused without waiting. */
+const WAITING_PER_SLOT = 4;
+/** Retry-After (seconds) of a sync refused for want of a slot or time. */
+export const SYNC_RETRY_AFTER_SECONDS = 10;
+
+/** Every slot is taken and the queue is full, or the wait for a slot ran out. */
+export class SyncBusyError extends Error {
+  constructor() {
+    super("every sync slot is busy");
+    this.name = "SyncBusyError";
+  }
+}
+
+/** The sync ran past its deadline; what it had begun to write was rolled back. */
+export class SyncDeadlineError extends Error {
+  constructor(options?: { cause?: unknown }) {
+    super("the sync ran past its deadline", options);
+    this.name = "SyncDeadlineError";
+  }
+}
+
+/** One deadline across a whole sync (or a bulk sync's every account). */
+export class SyncDeadline {
+  private readonly expiresAt: number;
+  /** Aborts in-flight upstream requests when the deadline passes. */
+  readonly signal: AbortSignal;
+
+  constructor(milliseconds: number) {
+    this.expiresAt = Date.now() + milliseconds;
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new SyncDeadlineError()), milliseconds).unref();
+    this.signal = controller.signal;
+  }
+
+  get expired(): boolean {
+    return Date.now() >= this.expiresAt;
+  }
+
+  remainingMs(): number {
+    return Math.max(0, this.expiresAt - Date.now());
+  }
+
+  /** Throws SyncDeadlineError once the deadline has passed. */
+  check(): void {
+    if (this.expired) throw new SyncDeadlineError();
+  }
+}
+
+/** A deadline of `SYNC_DEADLINE_SECONDS` from now. */
+export function startSyncDeadline(): SyncDeadline {
+  return new SyncDeadline(getEnv().sync.deadlineSeconds * 1000);
+}
+
+/** Lets pending I/O (other requests) run between slices of CPU work. */
+export const yieldToEventLoop = (): Promise<void> => setImmediate();
+
+interface Waiter {
+  grant(): void;
+}
+
+let running = 0;
+const waiting: Waiter[] = [];
+
+function release(): void {
+  const next = waiting.shift();
+  if (next) next.grant();
+  else running -= 1;
+}
+
+function acquire(): Promise<void> {
+  const slots = getEnv().sync.concurrency;
+  if (running < slots) {
+    running += 1;
+    return Promise.resolve();
+  }
+  if (waiting.length >= slots * WAITING_PER_SLOT) return Promise.reject(new SyncBusyError());
+  return new Promise((resolve, reject) => {
+    const waiter: Waiter = {
+      grant() {
+        clearTimeout(timer);
+        resolve();
+      },
+    };
+    const timer = setTimeout(() => {
+      waiting.splice(waiting.indexOf(waiter), 1);
+      reject(new SyncBusyError());
+    }, SYNC_QUEUE_WAIT_MS);
+    waiting.push(waiter);
+  });
+}
+
+/**
+ * Runs `work` in a sync slot (a released slot passes straight to the next
+ * waiter). Throws SyncBusyError when no slot frees up in time.
+ */
+export async function inSyncSlot<T>(work: () => Promise<T>): Promise<T> {
+  await acquire();
+  try {
+    return await work();
+  } finally {
+    release();
+  }
+}
