@@ -29,6 +29,8 @@ const CHECKLIST_ITEMS = [
   "rate limits not bypassable with forged X-Forwarded-For",
   "cross-tenant access by id (IDOR) on every data endpoint",
   "no secrets, keys, codes or bank data in logs (a test scans captured logs)",
+  "exhausted connection pool answers 503, never 500",
+  "syncs cannot starve sign-in, block the server or half-write (budget, deadline, size caps)",
 ] as const;
 
 interface Proof {

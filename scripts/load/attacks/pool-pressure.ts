@@ -1,0 +1,232 @@
+import { loginNonceCookieName } from "../../../lib/auth/login-challenges";
+import { sessionCookieName } from "../../../lib/auth/sessions";
+import { getEnv } from "../../../lib/env";
+import { findLastMessage } from "../../../lib/mail";
+import { partnerTenantOf } from "../../../test/bank-data";
+import { issueCode, newVerifier, uniqueEmail } from "../../../test/oauth-fixtures";
+import {
+  forwardedFor,
+  httpClient,
+  Latencies,
+  type HttpAnswer,
+  type HttpClient,
+} from "../../lib/load-client";
+import type { LoadBank } from "../bank";
+import { exchangeCode, type Population } from "../traffic";
+
+/**
+ * The connection-pool attack: N bulk syncs of big accounts, M sign-in PIN
+ * posts and M token exchanges, all fired at once against the running
+ * service. Prints each endpoint's statuses and the sign-in latencies, and
+ * fails the run on any 5xx that is not a 503 with Retry-After, and on any
+ * sign-in that was refused while the syncs ran (syncs have a budget of
+ * their own and must never starve sign-in; docs/capacity.md).
+ */
+
+export interface PoolPressureOptions {
+  bulkSyncs: number;
+  signIns: number;
+  tokenExchanges: number;
+  /** Transactions of each big account (all new on the attack's first sync). */
+  bigTransactions: number;
+}
+
+type Check = (ok: boolean, message: string) => void;
+
+const BIG_UID = "load-big-1";
+const PAGE_SIZE = 500;
+/** Sign-in posts come from addresses of their own (198.18.200.x). */
+const SIGN_IN_ADDRESS_BASE = 200 * 256;
+
+function bigPages(count: number) {
+  const pages = Math.max(1, Math.ceil(count / PAGE_SIZE));
+  return Array.from({ length: pages }, (_, page) => ({
+    transactions: Array.from({ length: Math.min(PAGE_SIZE, count - page * PAGE_SIZE) }, (_, i) => ({
+      entry_reference: `${BIG_UID}-${page}-${i}`,
+      transaction_amount: { amount: (3 + (i % 97) * 0.85).toFixed(2), currency: "EUR" },
+      credit_debit_indicator: i % 7 === 0 ? "CRDT" : "DBIT",
+      status: "BOOK",
+      booking_date: `2026-10-${String(1 + (i % 28)).padStart(2, "0")}`,
+      remittance_information: [`Card purchase ${page}-${i}, terminal 4711, Helsinki`],
+      creditor: { name: "Market Hall" },
+    })),
+    continuation_key: page < pages - 1 ? `${BIG_UID}-ck-${page + 1}` : null,
+  }));
+}
+
+/** Users with one big account each, connected while the account was still small. */
+async function bigAccountUsers(
+  http: HttpClient,
+  bank: LoadBank,
+  population: Population,
+  count: number,
+) {
+  const { fake } = bank;
+  const usual = fake.session;
+  fake.session = {
+    ...usual,
+    session_id: "load-big-session",
+    accounts: [{ uid: BIG_UID, currency: "EUR", cash_account_type: "CACC", name: "Shop account" }],
+  };
+  fake.balances[BIG_UID] = [
+    { balance_amount: { amount: "25000.00", currency: "EUR" }, balance_type: "ITBD" },
+  ];
+  fake.transactionPages[BIG_UID] = bigPages(1);
+  const users: { key: string; accountId: string }[] = [];
+  try {
+    for (let i = 0; i < count; i += 1) {
+      const verifier = newVerifier();
+      const { code, user } = await issueCode(population.client, verifier);
+      const answer = await exchangeCode(http, population.client, code, verifier, 7_000 + i);
+      if (answer.status !== 200) throw new Error(`token exchange failed: ${answer.body}`);
+      const key = (JSON.parse(answer.body) as { access_token: string }).access_token;
+      population.issuedKeys.push(key);
+      const tenant = await partnerTenantOf(population.client, user);
+      const { accountIds } = await bank.connect(tenant.id, tenant.sealingKey ?? "");
+      users.push({ key, accountId: accountIds[0] ?? "" });
+    }
+  } finally {
+    fake.session = usual;
+  }
+  return users;
+}
+
+/** A browser that asked for a sign-in mail: its nonce cookie and the mailed PIN. */
+async function requestSignIn(http: HttpClient, index: number) {
+  const email = uniqueEmail("pressure");
+  const answer = await http({
+    method: "POST",
+    path: "/login/request",
+    headers: {
+      Origin: new URL(getEnv().issuer).origin,
+      "Content-Type": "application/x-www-form-urlencoded",
+      ...forwardedFor(SIGN_IN_ADDRESS_BASE + index),
+    },
+    body: new URLSearchParams({ email }).toString(),
+  });
+  const setCookies = [answer.headers["set-cookie"] ?? []].flat();
+  const nonce = setCookies.find((cookie) => cookie.startsWith(`${loginNonceCookieName()}=`));
+  const pin = (await findLastMessage(email))?.code;
+  if (answer.status !== 303 || !nonce || !pin) {
+    throw new Error(`sign-in request failed: ${answer.status} ${answer.body.slice(0, 100)}`);
+  }
+  return { email, pin, cookie: nonce.split(";")[0] ?? "", index };
+}
+
+/** Signed in: a 303 that sets the session cookie and goes neither back to /login nor to /error. */
+function signedIn(answer: HttpAnswer): boolean {
+  const location = answer.headers.location ?? "";
+  const cookies = [answer.headers["set-cookie"] ?? []].flat();
+  return (
+    answer.status === 303 &&
+    !/\/(login|error)\b/.test(location) &&
+    cookies.some((cookie) => cookie.startsWith(`${sessionCookieName()}=`))
+  );
+}
+
+class Tally {
+  readonly statuses = new Map<string, number>();
+  add(label: string) {
+    this.statuses.set(label, (this.statuses.get(label) ?? 0) + 1);
+  }
+  toString() {
+    return [...this.statuses].map(([label, count]) => `${label}×${count}`).join(" ");
+  }
+}
+
+/** 5xx other than a 503 with an integer Retry-After. */
+const undocumented5xx = (answer: HttpAnswer) =>
+  answer.status >= 500 &&
+  !(answer.status === 503 && /^\d+$/.test(String(answer.headers["retry-after"] ?? "")));
+
+export async function poolPressure(
+  origin: string,
+  bank: LoadBank,
+  population: Population,
+  options: PoolPressureOptions,
+  check: Check,
+): Promise<void> {
+  const { bulkSyncs, signIns, tokenExchanges, bigTransactions } = options;
+  const http = httpClient(origin, bulkSyncs + signIns + tokenExchanges + 8);
+  const users = await bigAccountUsers(http, bank, population, bulkSyncs);
+  const browsers = [];
+  for (let i = 0; i < signIns; i += 1) browsers.push(await requestSignIn(http, i));
+  const codes = [];
+  for (let i = 0; i < tokenExchanges; i += 1) {
+    const verifier = newVerifier();
+    codes.push({ verifier, code: (await issueCode(population.client, verifier)).code });
+  }
+  bank.fake.transactionPages[BIG_UID] = bigPages(bigTransactions);
+  console.log(
+    `  ${bulkSyncs} bulk syncs of ${bigTransactions}-transaction accounts, ` +
+      `${signIns} PIN posts and ${tokenExchanges} token exchanges at once`,
+  );
+
+  const tallies = { "bulk sync": new Tally(), "PIN post": new Tally(), token: new Tally() };
+  const signInLatencies = new Latencies();
+  let syncsRunning = bulkSyncs;
+  let signInsDuringSyncs = 0;
+  const started = Date.now();
+
+  const syncs = users.map(async (user) => {
+    const answer = await http({
+      method: "POST",
+      path: "/api/sync",
+      headers: {
+        Authorization: `Bearer ${user.key}`,
+        "Content-Type": "application/json",
+        ...forwardedFor(7_500),
+      },
+      body: JSON.stringify({ items: [{ accountId: user.accountId, uid: BIG_UID }] }),
+    });
+    syncsRunning -= 1;
+    const body = answer.body.slice(0, 120);
+    const reason =
+      answer.status === 503 ? ` ${(JSON.parse(answer.body) as { reason?: string }).reason}` : "";
+    tallies["bulk sync"].add(`${answer.status}${reason}`);
+    check([200, 503].includes(answer.status), `bulk sync answered ${answer.status}: ${body}`);
+    check(!undocumented5xx(answer), `bulk sync: ${answer.status} without Retry-After: ${body}`);
+  });
+  const pins = browsers.map(async (browser) => {
+    const answer = await http({
+      method: "POST",
+      path: "/login/code",
+      headers: {
+        Origin: new URL(getEnv().issuer).origin,
+        "Content-Type": "application/x-www-form-urlencoded",
+        Cookie: browser.cookie,
+        ...forwardedFor(SIGN_IN_ADDRESS_BASE + browser.index),
+      },
+      body: new URLSearchParams({ email: browser.email, code: browser.pin }).toString(),
+    });
+    signInLatencies.add(answer.ms);
+    if (syncsRunning > 0) signInsDuringSyncs += 1;
+    const ok = signedIn(answer);
+    tallies["PIN post"].add(ok ? "303 signed in" : `${answer.status} ${answer.headers.location}`);
+    check(ok, `a sign-in was refused under pressure: ${answer.status} ${answer.headers.location}`);
+  });
+  const tokens = codes.map(async ({ code, verifier }, i) => {
+    const answer = await exchangeCode(http, population.client, code, verifier, 7_600 + i);
+    if (answer.status === 200) {
+      population.issuedKeys.push(
+        (JSON.parse(answer.body) as { access_token: string }).access_token,
+      );
+    }
+    tallies.token.add(String(answer.status));
+    check(
+      answer.status === 200 || !undocumented5xx(answer),
+      `token exchange: ${answer.status} ${answer.body.slice(0, 120)}`,
+    );
+  });
+  await Promise.all([...syncs, ...pins, ...tokens]);
+
+  for (const [endpoint, tally] of Object.entries(tallies)) {
+    console.log(`  ${endpoint.padEnd(10)} ${tally}`);
+  }
+  console.log(
+    `  sign-in p50 ${signInLatencies.percentile(50).toFixed(0)} ms, ` +
+      `p99 ${signInLatencies.percentile(99).toFixed(0)} ms; ` +
+      `${signInsDuringSyncs} of ${signIns} answered while syncs ran; ` +
+      `all answered in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
+}
