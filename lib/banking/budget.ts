@@ -47,7 +47,7 @@ export class SyncDeadline {
   }
 
   get expired(): boolean {
-    return Date.now() >= this.expiresAt;
+    return this.signal.aborted || Date.now() >= this.expiresAt;
   }
 
   remainingMs(): number {
@@ -72,22 +72,27 @@ interface Waiter {
   grant(): void;
 }
 
-let running = 0;
-const waiting: Waiter[] = [];
+/**
+ * The slots of this process. On globalThis: every route handler that syncs
+ * (and Next's dev-mode reloads) must count against the same slots.
+ */
+const slots = ((
+  globalThis as { bankConnectSyncSlots?: { running: number; waiting: Waiter[] } }
+).bankConnectSyncSlots ??= { running: 0, waiting: [] });
 
 function release(): void {
-  const next = waiting.shift();
+  const next = slots.waiting.shift();
   if (next) next.grant();
-  else running -= 1;
+  else slots.running -= 1;
 }
 
 function acquire(): Promise<void> {
-  const slots = getEnv().sync.concurrency;
-  if (running < slots) {
-    running += 1;
+  const limit = getEnv().sync.concurrency;
+  if (slots.running < limit) {
+    slots.running += 1;
     return Promise.resolve();
   }
-  if (waiting.length >= slots * WAITING_PER_SLOT) return Promise.reject(new SyncBusyError());
+  if (slots.waiting.length >= limit * WAITING_PER_SLOT) return Promise.reject(new SyncBusyError());
   return new Promise((resolve, reject) => {
     const waiter: Waiter = {
       grant() {
@@ -96,10 +101,10 @@ function acquire(): Promise<void> {
       },
     };
     const timer = setTimeout(() => {
-      waiting.splice(waiting.indexOf(waiter), 1);
+      slots.waiting.splice(slots.waiting.indexOf(waiter), 1);
       reject(new SyncBusyError());
     }, SYNC_QUEUE_WAIT_MS);
-    waiting.push(waiter);
+    slots.waiting.push(waiter);
   });
 }
 
