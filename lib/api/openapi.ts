@@ -187,7 +187,9 @@ function paths() {
           "409": problem("reconnect_needed, consent_withdrawn, uid_outdated, psu_present_required"),
           "429": problem("rate_limited (Retry-After), or the service's own limit without a body"),
           "502": problem("bank_error"),
-          "503": problem("transient or partner_app_inactive"),
+          "503": problem(
+            "transient (Retry-After when the service was busy or out of time), or partner_app_inactive",
+          ),
           "401": error("Missing, revoked or expired API key"),
         },
       },
@@ -203,6 +205,9 @@ function paths() {
         responses: {
           "200": json(ref("BulkSyncResult")),
           "400": problem("invalid_request"),
+          "503": problem(
+            "transient (Retry-After): no sync slot free in time, or no account synced",
+          ),
           ...keyRefusals,
         },
       },

@@ -6,8 +6,9 @@ import { getEnv } from "../env";
  * `SYNC_CONCURRENCY` run at once per process, a few more wait briefly for a
  * slot and the rest are refused at once; each runs under one overall
  * deadline (`SYNC_DEADLINE_SECONDS`) across every upstream page, the sealing
- * and the write; and long CPU work yields to the event loop in slices, so a
- * large account slows other requests a little instead of stopping them.
+ * and the write; and long CPU work runs one sync at a time, in slices of a
+ * few milliseconds with the event loop free in between, so a large account
+ * slows other requests a little instead of stopping them.
  */
 
 /** How long a sync waits for a free slot before it is refused. */
@@ -67,6 +68,48 @@ export function startSyncDeadline(): SyncDeadline {
 
 /** Lets pending I/O (other requests) run between slices of CPU work. */
 export const yieldToEventLoop = (): Promise<void> => setImmediate();
+
+/** Whose turn it is to do CPU work: the end of the queue of syncs waiting for it. */
+const cpuTurn = ((
+  globalThis as { bankConnectSyncCpu?: { tail: Promise<void> } }
+).bankConnectSyncCpu ??= { tail: Promise.resolve() });
+
+/** The longest a slice of a sync's CPU work keeps the event loop. */
+export const CPU_SLICE_MS = 10;
+
+/**
+ * Runs `work` on every item, in slices of at most about CPU_SLICE_MS with
+ * the event loop free in between, one sync at a time: the syncs' CPU work
+ * is done in turn rather than interleaved (the total is the same on one
+ * event loop), so a turn of the loop carries at most one slice of it, and
+ * each of a request's round trips waits behind at most one slice.
+ */
+export async function inCpuSlices<T, R>(
+  items: readonly T[],
+  work: (item: T) => R,
+  deadline: SyncDeadline,
+): Promise<R[]> {
+  const previous = cpuTurn.tail;
+  let done!: () => void;
+  cpuTurn.tail = new Promise<void>((resolve) => (done = resolve));
+  await previous;
+  try {
+    deadline.check();
+    const results: R[] = [];
+    let sliceStart = performance.now();
+    for (const item of items) {
+      results.push(work(item));
+      if (performance.now() - sliceStart >= CPU_SLICE_MS) {
+        await yieldToEventLoop();
+        deadline.check();
+        sliceStart = performance.now();
+      }
+    }
+    return results;
+  } finally {
+    done();
+  }
+}
 
 interface Waiter {
   grant(): void;

@@ -10,6 +10,7 @@ import {
   type UpstreamTransaction,
 } from "../upstream/types";
 import {
+  inCpuSlices,
   startSyncDeadline,
   SyncDeadlineError,
   yieldToEventLoop,
@@ -35,10 +36,8 @@ const MAX_PAGES = 1000;
  * 45 000 transactions; two years of a busy shop are about 7 MB).
  */
 export const MAX_FETCHED_BYTES = 32 * 1024 * 1024;
-/** Transactions sealed between two yields to the event loop (about 25 ms of work). */
-const SEAL_SLICE = 100;
-/** Rows per INSERT. */
-const WRITE_SLICE = 1000;
+/** Rows per INSERT (building one is CPU work too). */
+const WRITE_SLICE = 500;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export async function fetchTransactions(
@@ -138,8 +137,8 @@ export interface SealedAccountData {
 
 /**
  * Seals what was fetched, before any connection is taken: sealing is CPU
- * work (a key agreement per row), done in slices with the event loop free
- * in between, and checked against the deadline.
+ * work (a key agreement per row), done in short slices with the event loop
+ * free in between, one sync at a time, and checked against the deadline.
  */
 export async function sealAccountData(
   sealingKey: string,
@@ -147,14 +146,11 @@ export async function sealAccountData(
   deadline: SyncDeadline,
 ): Promise<SealedAccountData> {
   const balances = fetched.balances.map((balance) => balanceColumns(sealingKey, balance));
-  const transactions: SealedAccountData["transactions"] = [];
-  for (let start = 0; start < fetched.transactions.length; start += SEAL_SLICE) {
-    deadline.check();
-    for (const transaction of fetched.transactions.slice(start, start + SEAL_SLICE)) {
-      transactions.push(transactionColumns(sealingKey, transaction));
-    }
-    await yieldToEventLoop();
-  }
+  const transactions = await inCpuSlices(
+    fetched.transactions,
+    (transaction) => transactionColumns(sealingKey, transaction),
+    deadline,
+  );
   return { balances, transactions };
 }
 

@@ -159,7 +159,7 @@ export function toUpstreamTransactions(
 }
 
 /** Transactions validated and mapped between two yields to the event loop. */
-const MAPPING_SLICE = 500;
+const MAPPING_SLICE = 200;
 
 /** toUpstreamTransactions for a whole page, letting other requests run between slices. */
 export async function toUpstreamTransactionsInSlices(

@@ -17,9 +17,10 @@ import { exchangeCode, type Population } from "../traffic";
 /**
  * The connection-pool attack: N bulk syncs of big accounts, M sign-in PIN
  * posts and M token exchanges, all fired at once against the running
- * service. Prints each endpoint's statuses and the sign-in latencies, and
- * fails the run on any 5xx that is not a 503 with Retry-After, and on any
- * sign-in that was refused while the syncs ran (syncs have a budget of
+ * service (after the same sign-ins and exchanges without syncs, for
+ * comparison). Prints each endpoint's statuses and the sign-in latencies,
+ * and fails the run on any 5xx that is not a 503 with Retry-After, and on
+ * any sign-in that was refused while the syncs ran (syncs have a budget of
  * their own and must never starve sign-in; docs/capacity.md).
  */
 
@@ -139,6 +140,90 @@ const undocumented5xx = (answer: HttpAnswer) =>
   answer.status >= 500 &&
   !(answer.status === 503 && /^\d+$/.test(String(answer.headers["retry-after"] ?? "")));
 
+interface Wave {
+  browsers: Awaited<ReturnType<typeof requestSignIn>>[];
+  codes: { code: string; verifier: string }[];
+}
+
+/** `signIns` browsers waiting to post their PIN and `tokenExchanges` codes to exchange. */
+async function prepareWave(
+  http: HttpClient,
+  population: Population,
+  counts: { signIns: number; tokenExchanges: number; firstAddress: number },
+): Promise<Wave> {
+  const browsers = [];
+  for (let i = 0; i < counts.signIns; i += 1) {
+    browsers.push(await requestSignIn(http, counts.firstAddress + i));
+  }
+  const codes = [];
+  for (let i = 0; i < counts.tokenExchanges; i += 1) {
+    const verifier = newVerifier();
+    codes.push({ verifier, code: (await issueCode(population.client, verifier)).code });
+  }
+  return { browsers, codes };
+}
+
+interface WaveResult {
+  pins: Tally;
+  tokens: Tally;
+  signInLatencies: Latencies;
+  /** Sign-ins answered while `running()` said syncs were still in flight. */
+  duringSyncs: number;
+}
+
+/** Posts every PIN and exchanges every code at once. */
+async function fireWave(
+  http: HttpClient,
+  population: Population,
+  wave: Wave,
+  options: { check: Check; running: () => boolean },
+): Promise<WaveResult> {
+  const { check } = options;
+  const result: WaveResult = {
+    pins: new Tally(),
+    tokens: new Tally(),
+    signInLatencies: new Latencies(),
+    duringSyncs: 0,
+  };
+  const pins = wave.browsers.map(async (browser) => {
+    const answer = await http({
+      method: "POST",
+      path: "/login/code",
+      headers: {
+        Origin: new URL(getEnv().issuer).origin,
+        "Content-Type": "application/x-www-form-urlencoded",
+        Cookie: browser.cookie,
+        ...forwardedFor(SIGN_IN_ADDRESS_BASE + browser.index),
+      },
+      body: new URLSearchParams({ email: browser.email, code: browser.pin }).toString(),
+    });
+    result.signInLatencies.add(answer.ms);
+    if (options.running()) result.duringSyncs += 1;
+    const ok = signedIn(answer);
+    result.pins.add(ok ? "303 signed in" : `${answer.status} ${answer.headers.location}`);
+    check(ok, `a sign-in was refused under pressure: ${answer.status} ${answer.headers.location}`);
+  });
+  const tokens = wave.codes.map(async ({ code, verifier }, i) => {
+    const answer = await exchangeCode(http, population.client, code, verifier, 7_600 + i);
+    if (answer.status === 200) {
+      population.issuedKeys.push(
+        (JSON.parse(answer.body) as { access_token: string }).access_token,
+      );
+    }
+    result.tokens.add(String(answer.status));
+    check(
+      answer.status === 200 || !undocumented5xx(answer),
+      `token exchange: ${answer.status} ${answer.body.slice(0, 120)}`,
+    );
+  });
+  await Promise.all([...pins, ...tokens]);
+  return result;
+}
+
+const latencies = (result: WaveResult) =>
+  `sign-in p50 ${result.signInLatencies.percentile(50).toFixed(0)} ms, ` +
+  `p99 ${result.signInLatencies.percentile(99).toFixed(0)} ms`;
+
 export async function poolPressure(
   origin: string,
   bank: LoadBank,
@@ -149,25 +234,23 @@ export async function poolPressure(
   const { bulkSyncs, signIns, tokenExchanges, bigTransactions } = options;
   const http = httpClient(origin, bulkSyncs + signIns + tokenExchanges + 8);
   const users = await bigAccountUsers(http, bank, population, bulkSyncs);
-  const browsers = [];
-  for (let i = 0; i < signIns; i += 1) browsers.push(await requestSignIn(http, i));
-  const codes = [];
-  for (let i = 0; i < tokenExchanges; i += 1) {
-    const verifier = newVerifier();
-    codes.push({ verifier, code: (await issueCode(population.client, verifier)).code });
-  }
+  const counts = { signIns, tokenExchanges };
+  const quiet = await prepareWave(http, population, { ...counts, firstAddress: 0 });
+  const loud = await prepareWave(http, population, { ...counts, firstAddress: signIns });
   bank.fake.transactionPages[BIG_UID] = bigPages(bigTransactions);
+
+  // The same sign-ins and exchanges without syncs first: what the syncs cost them.
+  const baseline = await fireWave(http, population, quiet, { check, running: () => false });
+  console.log(
+    `  without syncs: ${signIns} PIN posts and ${tokenExchanges} token exchanges at once: ${latencies(baseline)}`,
+  );
   console.log(
     `  ${bulkSyncs} bulk syncs of ${bigTransactions}-transaction accounts, ` +
-      `${signIns} PIN posts and ${tokenExchanges} token exchanges at once`,
+      `${signIns} PIN posts and ${tokenExchanges} token exchanges at once:`,
   );
-
-  const tallies = { "bulk sync": new Tally(), "PIN post": new Tally(), token: new Tally() };
-  const signInLatencies = new Latencies();
+  const syncTally = new Tally();
   let syncsRunning = bulkSyncs;
-  let signInsDuringSyncs = 0;
   const started = Date.now();
-
   const syncs = users.map(async (user) => {
     const answer = await http({
       method: "POST",
@@ -183,50 +266,21 @@ export async function poolPressure(
     const body = answer.body.slice(0, 120);
     const reason =
       answer.status === 503 ? ` ${(JSON.parse(answer.body) as { reason?: string }).reason}` : "";
-    tallies["bulk sync"].add(`${answer.status}${reason}`);
+    syncTally.add(`${answer.status}${reason}`);
     check([200, 503].includes(answer.status), `bulk sync answered ${answer.status}: ${body}`);
     check(!undocumented5xx(answer), `bulk sync: ${answer.status} without Retry-After: ${body}`);
   });
-  const pins = browsers.map(async (browser) => {
-    const answer = await http({
-      method: "POST",
-      path: "/login/code",
-      headers: {
-        Origin: new URL(getEnv().issuer).origin,
-        "Content-Type": "application/x-www-form-urlencoded",
-        Cookie: browser.cookie,
-        ...forwardedFor(SIGN_IN_ADDRESS_BASE + browser.index),
-      },
-      body: new URLSearchParams({ email: browser.email, code: browser.pin }).toString(),
-    });
-    signInLatencies.add(answer.ms);
-    if (syncsRunning > 0) signInsDuringSyncs += 1;
-    const ok = signedIn(answer);
-    tallies["PIN post"].add(ok ? "303 signed in" : `${answer.status} ${answer.headers.location}`);
-    check(ok, `a sign-in was refused under pressure: ${answer.status} ${answer.headers.location}`);
-  });
-  const tokens = codes.map(async ({ code, verifier }, i) => {
-    const answer = await exchangeCode(http, population.client, code, verifier, 7_600 + i);
-    if (answer.status === 200) {
-      population.issuedKeys.push(
-        (JSON.parse(answer.body) as { access_token: string }).access_token,
-      );
-    }
-    tallies.token.add(String(answer.status));
-    check(
-      answer.status === 200 || !undocumented5xx(answer),
-      `token exchange: ${answer.status} ${answer.body.slice(0, 120)}`,
-    );
-  });
-  await Promise.all([...syncs, ...pins, ...tokens]);
+  const [attacked] = await Promise.all([
+    fireWave(http, population, loud, { check, running: () => syncsRunning > 0 }),
+    ...syncs,
+  ]);
+  const syncSeconds = ((Date.now() - started) / 1000).toFixed(1);
 
-  for (const [endpoint, tally] of Object.entries(tallies)) {
-    console.log(`  ${endpoint.padEnd(10)} ${tally}`);
-  }
+  console.log(`    bulk sync  ${syncTally}`);
+  console.log(`    PIN post   ${attacked.pins}`);
+  console.log(`    token      ${attacked.tokens}`);
   console.log(
-    `  sign-in p50 ${signInLatencies.percentile(50).toFixed(0)} ms, ` +
-      `p99 ${signInLatencies.percentile(99).toFixed(0)} ms; ` +
-      `${signInsDuringSyncs} of ${signIns} answered while syncs ran; ` +
-      `all answered in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    `    ${latencies(attacked)}; ${attacked.duringSyncs} of ${signIns} answered while syncs ran; ` +
+      `the syncs took ${syncSeconds} s`,
   );
 }
