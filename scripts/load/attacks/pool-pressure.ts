@@ -8,6 +8,7 @@ import {
   forwardedFor,
   httpClient,
   Latencies,
+  sleep,
   type HttpAnswer,
   type HttpClient,
 } from "../../lib/load-client";
@@ -15,10 +16,10 @@ import type { LoadBank } from "../bank";
 import { exchangeCode, type Population } from "../traffic";
 
 /**
- * The connection-pool attack: N bulk syncs of big accounts, M sign-in PIN
- * posts and M token exchanges, all fired at once against the running
- * service (after the same sign-ins and exchanges without syncs, for
- * comparison). Prints each endpoint's statuses and the sign-in latencies,
+ * The connection-pool attack: N bulk syncs of big accounts fired at once
+ * against the running service and, while they seal and write, M sign-in PIN
+ * posts and M token exchanges at once (after the same sign-ins and
+ * exchanges without syncs, for comparison). Prints each endpoint's statuses and the sign-in latencies,
  * and fails the run on any 5xx that is not a 503 with Retry-After, and on
  * any sign-in that was refused while the syncs ran (syncs have a budget of
  * their own and must never starve sign-in; docs/capacity.md).
@@ -246,11 +247,12 @@ export async function poolPressure(
   );
   console.log(
     `  ${bulkSyncs} bulk syncs of ${bigTransactions}-transaction accounts, ` +
-      `${signIns} PIN posts and ${tokenExchanges} token exchanges at once:`,
+      `and, once a sync has all its pages, ${signIns} PIN posts and ${tokenExchanges} token exchanges at once:`,
   );
   const syncTally = new Tally();
   let syncsRunning = bulkSyncs;
   const started = Date.now();
+  const pagesBefore = bank.fake.requests.length;
   const syncs = users.map(async (user) => {
     const answer = await http({
       method: "POST",
@@ -270,6 +272,15 @@ export async function poolPressure(
     check([200, 503].includes(answer.status), `bulk sync answered ${answer.status}: ${body}`);
     check(!undocumented5xx(answer), `bulk sync: ${answer.status} without Retry-After: ${body}`);
   });
+  // The sign-ins go in once a sync has all its pages: while the syncs seal and write.
+  const pages = bigPages(bigTransactions).length;
+  const path = `/accounts/${BIG_UID}/transactions`;
+  while (
+    syncsRunning > 0 &&
+    bank.fake.requests.slice(pagesBefore).filter((request) => request.path === path).length < pages
+  ) {
+    await sleep(10);
+  }
   const [attacked] = await Promise.all([
     fireWave(http, population, loud, { check, running: () => syncsRunning > 0 }),
     ...syncs,
