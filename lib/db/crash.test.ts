@@ -1,3 +1,4 @@
+import { rm } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SideConnection } from "@/test/db-pressure";
@@ -23,12 +24,10 @@ import { db, disconnectDb } from "./client";
 let server: EmbeddedServer;
 let url: string;
 let previousUrl: string | undefined;
+const clusterDir = path.join(dataDir(), `crash-postgres-${process.pid}`);
 
 beforeAll(async () => {
-  server = await startEmbeddedPostgres({
-    dataDir: path.join(dataDir(), `crash-postgres-${process.pid}`),
-    persistent: false,
-  });
+  server = await startEmbeddedPostgres({ dataDir: clusterDir, persistent: false });
   await ensureDatabase(server.url("postgres"), "bank_connect_crash");
   url = server.url("bank_connect_crash");
   await applyMigrations({ databaseUrl: url });
@@ -41,6 +40,8 @@ afterAll(async () => {
   await disconnectDb();
   if (previousUrl) setDatabaseUrl(previousUrl);
   await server.stop();
+  // The restart after the crash can leave the (emptied) directory behind.
+  await rm(clusterDir, { recursive: true, force: true });
 });
 
 async function waitForRecovery() {
