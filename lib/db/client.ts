@@ -32,7 +32,7 @@ export const TRANSACTION_TIMEOUT_MS = 10_000;
 type PoolName = "requests" | "sync";
 
 const globalForDb = globalThis as unknown as {
-  bankConnectDb?: Partial<Record<PoolName, PrismaClient>>;
+  bankConnectDbPools?: Partial<Record<PoolName, PrismaClient>>;
 };
 
 function createClient(pool: PoolName): PrismaClient {
@@ -55,7 +55,7 @@ function createClient(pool: PoolName): PrismaClient {
  * new pools on every edit.
  */
 function clientFor(pool: PoolName): PrismaClient {
-  const clients = (globalForDb.bankConnectDb ??= {});
+  const clients = (globalForDb.bankConnectDbPools ??= {});
   clients[pool] ??= createClient(pool);
   return clients[pool];
 }
@@ -72,7 +72,7 @@ export function syncDb(): PrismaClient {
 
 /** Closes both pools (scripts and tests call this before exiting or re-pointing). */
 export async function disconnectDb(): Promise<void> {
-  const clients = Object.values(globalForDb.bankConnectDb ?? {});
-  globalForDb.bankConnectDb = undefined;
+  const clients = Object.values(globalForDb.bankConnectDbPools ?? {});
+  globalForDb.bankConnectDbPools = undefined;
   await Promise.all(clients.map((client) => client.$disconnect()));
 }
