@@ -25,6 +25,8 @@ const emptyToUndefined = (value: unknown) =>
 
 const optionalString = z.preprocess(emptyToUndefined, z.string().optional());
 const optionalUrl = z.preprocess(emptyToUndefined, z.url().optional());
+const boundedInteger = (min: number, max: number, fallback: number) =>
+  z.preprocess(emptyToUndefined, z.coerce.number().int().min(min).max(max).default(fallback));
 const booleanFlag = z.preprocess(
   emptyToUndefined,
   z
@@ -67,6 +69,12 @@ const rawSchema = z.object({
       .regex(/^postgres(ql)?:\/\//, "must be a postgresql:// connection string")
       .optional(),
   ),
+  // Capacity (docs/capacity.md): connections per process, how long a request
+  // waits for one, and the budget of bank syncs.
+  DATABASE_POOL_SIZE: boundedInteger(1, 500, 10),
+  DATABASE_POOL_TIMEOUT_MS: boundedInteger(100, 60_000, 5_000),
+  SYNC_CONCURRENCY: boundedInteger(1, 100, 4),
+  SYNC_DEADLINE_SECONDS: boundedInteger(1, 600, 45),
   SECRET_KEY: z.preprocess(
     emptyToUndefined,
     z.string().min(32, "must be at least 32 characters").default(DEVELOPMENT_SECRET),
@@ -140,6 +148,8 @@ function finishEnv(raw: RawEnv) {
     vendorBlock: raw.DISCOVERY_VENDOR_BLOCK,
     documentationUrl: raw.DOCUMENTATION_URL ?? `${raw.ISSUER}/docs`,
     databaseUrl: raw.DATABASE_URL,
+    database: { poolSize: raw.DATABASE_POOL_SIZE, poolTimeoutMs: raw.DATABASE_POOL_TIMEOUT_MS },
+    sync: { concurrency: raw.SYNC_CONCURRENCY, deadlineSeconds: raw.SYNC_DEADLINE_SECONDS },
     secretKey: raw.SECRET_KEY,
     port: raw.PORT,
     trustedProxyHops: raw.TRUSTED_PROXY_HOPS,

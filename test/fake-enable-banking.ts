@@ -71,6 +71,10 @@ export class FakeEnableBanking {
   readonly script: ScriptedAnswer[] = [];
   /** Milliseconds to wait before answering (for timeouts). */
   delayMs = 0;
+  /** Answers whose client hung up before the whole body was sent. */
+  abandoned = 0;
+  /** Body bytes handed to the socket, per answer in order (cut short when the client hangs up). */
+  readonly sentBytes: number[] = [];
   readonly closedSessions = new Set<string>();
   private readonly publicKey: KeyObject;
   private url_ = "";
@@ -155,7 +159,33 @@ export class FakeEnableBanking {
       ...(answer.body !== undefined && { "content-type": "application/json" }),
       ...answer.headers,
     });
-    response.end(body);
+    await this.send(response, Buffer.from(body));
+  }
+
+  /** Writes the body as fast as the client reads it, and stops when the client hangs up. */
+  private async send(response: ServerResponse, body: Buffer): Promise<void> {
+    let closed = false;
+    response.once("close", () => {
+      closed = true;
+    });
+    let sent = 0;
+    while (sent < body.length && !closed) {
+      const chunk = body.subarray(sent, sent + 64 * 1024);
+      sent += chunk.length;
+      if (response.write(chunk)) continue;
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          response.off("drain", done);
+          response.off("close", done);
+          resolve();
+        };
+        response.on("drain", done);
+        response.on("close", done);
+      });
+    }
+    this.sentBytes.push(sent);
+    if (closed) this.abandoned += 1;
+    else response.end();
   }
 
   private route(request: RecordedRequest): ScriptedAnswer {

@@ -196,7 +196,9 @@ function paths() {
           "409": problem("reconnect_needed, consent_withdrawn, uid_outdated, psu_present_required"),
           "429": problem("rate_limited (Retry-After), or the service's own limit without a body"),
           "502": problem("bank_error"),
-          "503": problem("transient or partner_app_inactive"),
+          "503": problem(
+            "transient (Retry-After when the service was busy or out of time), or partner_app_inactive",
+          ),
           "401": error("Missing, revoked or expired API key"),
           "403": keyRefusals["403"],
           "413": tooLarge,
@@ -215,6 +217,9 @@ function paths() {
           "200": json(ref("BulkSyncResult")),
           "400": problem("invalid_request"),
           "413": tooLarge,
+          "503": problem(
+            "transient (Retry-After): no sync slot free in time, or no account synced",
+          ),
           ...keyRefusals,
         },
       },

@@ -1,6 +1,16 @@
 import type { z } from "zod";
+import {
+  inSyncSlot,
+  startSyncDeadline,
+  SyncBusyError,
+  SyncDeadlineError,
+  SYNC_RETRY_AFTER_SECONDS,
+  type SyncDeadline,
+} from "../banking/budget";
 import { syncAccount, SYNC_FAILURE_STATUS, type SyncOutcome } from "../banking/sync";
+import { isDatabaseUnavailable } from "../db/faults";
 import type { ApiKeyPrincipal } from "../keys/api-keys";
+import { log } from "../log";
 import { apiJson } from "./data";
 import { BulkSyncRequest, SyncRequest } from "./schemas";
 import { psuHeadersOf } from "./psu-headers";
@@ -10,6 +20,10 @@ import { readBodyTextOrRefuse } from "../http/body-limits";
  * POST /api/accounts/{id}/sync and POST /api/sync (SPEC 4.6, 7.3; CONTRACT
  * §7.4–7.5). Refusals are `{status, reason, bankErrorCode?}` with the
  * reason's status and an integer Retry-After where the upstream gave one.
+ *
+ * Both run in a sync slot under one deadline (docs/capacity.md): no free
+ * slot in time, or the deadline passed, answers 503 `transient` with
+ * Retry-After, and nothing of the unfinished account is stored.
  */
 
 const problem = (status: number, reason: string, detail?: string) =>
@@ -45,6 +59,30 @@ function failureResponse(outcome: Exclude<SyncOutcome, { ok: true }>): Response 
   return apiJson(body, status, headers);
 }
 
+/** The service, not the bank, could not sync now: 503 transient with Retry-After. */
+function syncUnavailable(): Response {
+  return apiJson({ status: 503, reason: "transient" }, 503, {
+    "Retry-After": String(SYNC_RETRY_AFTER_SECONDS),
+  });
+}
+
+/** Runs `work` in a sync slot; no slot, or no time left, is a 503 transient. */
+async function inSlot(work: () => Promise<Response>): Promise<Response> {
+  try {
+    return await inSyncSlot(work);
+  } catch (error) {
+    if (error instanceof SyncBusyError) {
+      log.warn("sync.busy", {});
+      return syncUnavailable();
+    }
+    if (error instanceof SyncDeadlineError) {
+      log.warn("sync.deadline_exceeded", { error });
+      return syncUnavailable();
+    }
+    throw error;
+  }
+}
+
 export async function handleAccountSync(
   principal: ApiKeyPrincipal,
   request: Request,
@@ -52,42 +90,81 @@ export async function handleAccountSync(
 ): Promise<Response> {
   const body = await readJson(request, SyncRequest);
   if (body instanceof Response) return body;
-  const outcome = await syncAccount({
-    tenantId: principal.tenantId,
-    accountId,
-    uid: body.uid,
-    psuHeaders: psuHeadersOf(request, principal),
+  const psuHeaders = psuHeadersOf(request, principal);
+  return inSlot(async () => {
+    const outcome = await syncAccount({
+      tenantId: principal.tenantId,
+      accountId,
+      uid: body.uid,
+      psuHeaders,
+    });
+    if (!outcome) return problem(404, "not_found", "no such account");
+    if (!outcome.ok) return failureResponse(outcome);
+    return apiJson({
+      newTransactions: outcome.newTransactions,
+      totalFetched: outcome.totalFetched,
+    });
   });
-  if (!outcome) return problem(404, "not_found", "no such account");
-  if (!outcome.ok) return failureResponse(outcome);
-  return apiJson({ newTransactions: outcome.newTransactions, totalFetched: outcome.totalFetched });
+}
+
+type BulkFailure = { accountId: string; reason: string; bankErrorCode: string | null };
+
+/**
+ * One account of a bulk sync. What the service itself could not do (the
+ * database failed, the deadline passed) is that account's `transient`
+ * failure, reported with the others instead of failing the whole call.
+ */
+async function syncOneOfMany(
+  principal: ApiKeyPrincipal,
+  item: { accountId: string; uid: string },
+  context: { psuHeaders: Record<string, string> | undefined; deadline: SyncDeadline },
+): Promise<SyncOutcome | null | "unavailable"> {
+  if (context.deadline.expired) return "unavailable";
+  try {
+    return await syncAccount({
+      tenantId: principal.tenantId,
+      accountId: item.accountId,
+      uid: item.uid,
+      psuHeaders: context.psuHeaders,
+      deadline: context.deadline,
+    });
+  } catch (error) {
+    if (error instanceof SyncDeadlineError) log.warn("sync.deadline_exceeded", { error });
+    else if (isDatabaseUnavailable(error)) log.warn("sync.database_unavailable", { error });
+    else log.error("sync.account_failed", { error });
+    return "unavailable";
+  }
 }
 
 export async function handleBulkSync(principal: ApiKeyPrincipal, request: Request) {
   const body = await readJson(request, BulkSyncRequest);
   if (body instanceof Response) return body;
   const psuHeaders = psuHeadersOf(request, principal);
-  let accounts = 0;
-  let newTransactions = 0;
-  const failures: { accountId: string; reason: string; bankErrorCode: string | null }[] = [];
   // One sync per account, in order: the upstream throttles per consent, not per call.
   const items = new Map(body.items.map((item) => [item.accountId, item.uid]));
-  for (const [accountId, uid] of items) {
-    const outcome = await syncAccount({
-      tenantId: principal.tenantId,
-      accountId,
-      uid,
-      psuHeaders,
-    });
-    if (!outcome) {
-      failures.push({ accountId, reason: "not_found", bankErrorCode: null });
-    } else if (outcome.ok) {
-      accounts += 1;
-      newTransactions += outcome.newTransactions;
-    } else if (outcome.reason !== "consent_withdrawn") {
-      // SPEC 4.6: accounts whose consent was withdrawn are left out silently.
-      failures.push({ accountId, reason: outcome.reason, bankErrorCode: outcome.bankErrorCode });
+  return inSlot(async () => {
+    const context = { psuHeaders, deadline: startSyncDeadline() };
+    let accounts = 0;
+    let newTransactions = 0;
+    let unavailable = 0;
+    const failures: BulkFailure[] = [];
+    for (const [accountId, uid] of items) {
+      const outcome = await syncOneOfMany(principal, { accountId, uid }, context);
+      if (outcome === "unavailable") {
+        unavailable += 1;
+        failures.push({ accountId, reason: "transient", bankErrorCode: null });
+      } else if (!outcome) {
+        failures.push({ accountId, reason: "not_found", bankErrorCode: null });
+      } else if (outcome.ok) {
+        accounts += 1;
+        newTransactions += outcome.newTransactions;
+      } else if (outcome.reason !== "consent_withdrawn") {
+        // Accounts whose consent was withdrawn are left out silently.
+        failures.push({ accountId, reason: outcome.reason, bankErrorCode: outcome.bankErrorCode });
+      }
     }
-  }
-  return apiJson({ accounts, newTransactions, failures });
+    // Only when the service could do nothing at all is the whole call refused.
+    if (items.size > 0 && unavailable === items.size) return syncUnavailable();
+    return apiJson({ accounts, newTransactions, failures });
+  });
 }

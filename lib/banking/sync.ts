@@ -1,5 +1,5 @@
 import { keyedHash } from "../crypto/keyed-hash";
-import { db } from "../db/client";
+import { syncDb } from "../db/client";
 import { isUuid } from "../db/uuid";
 import { log } from "../log";
 import { upstreamNamed } from "../upstream";
@@ -9,11 +9,13 @@ import {
   UPSTREAM_FAILURE_STATUS,
   type UpstreamName,
 } from "../upstream/types";
+import { startSyncDeadline, SyncDeadlineError, type SyncDeadline } from "./budget";
 import {
   fetchTransactions,
   INITIAL_HISTORY_DAYS,
-  TRANSACTION_OPTIONS,
+  sealAccountData,
   writeAccountData,
+  writeWithinDeadline,
 } from "./ingest";
 
 /**
@@ -22,6 +24,9 @@ import {
  * keyed hash, fetches what is new from the upstream, seals it to the tenant's
  * key and stores it. Transactions are de-duplicated by a unique keyed hash,
  * so concurrent syncs of one account never store one twice.
+ *
+ * A sync runs on the sync pool under one deadline (lib/banking/budget.ts):
+ * past it, the sync throws SyncDeadlineError and has written nothing.
  */
 
 /** Every sync re-reads this many days before the last sync, for late bookings. */
@@ -51,6 +56,8 @@ export interface SyncRequest {
   uid: string;
   psuHeaders?: Record<string, string>;
   now?: Date;
+  /** Shared by the accounts of a bulk sync; default `SYNC_DEADLINE_SECONDS` from now. */
+  deadline?: SyncDeadline;
 }
 
 const failure = (
@@ -71,12 +78,12 @@ function toUpstreamName(name: string): UpstreamName {
 
 /** The consent is over: every account of the connection needs a reconnect. */
 async function markLapsed(connectionId: string, reason: "reconnect_needed" | "consent_withdrawn") {
-  await db().$transaction([
-    db().connection.update({
+  await syncDb().$transaction([
+    syncDb().connection.update({
       where: { id: connectionId },
       data: { status: reason === "consent_withdrawn" ? "Withdrawn" : "Expired" },
     }),
-    db().account.updateMany({
+    syncDb().account.updateMany({
       where: { connectionId },
       data:
         reason === "consent_withdrawn"
@@ -89,8 +96,9 @@ async function markLapsed(connectionId: string, reason: "reconnect_needed" | "co
 /** Null when the tenant has no such account. */
 export async function syncAccount(request: SyncRequest): Promise<SyncOutcome | null> {
   const now = request.now ?? new Date();
+  const deadline = request.deadline ?? startSyncDeadline();
   if (!isUuid(request.accountId)) return null;
-  const account = await db().account.findFirst({
+  const account = await syncDb().account.findFirst({
     where: { id: request.accountId, tenantId: request.tenantId },
     include: { connection: true, tenant: { select: { sealingKey: true } } },
   });
@@ -116,11 +124,13 @@ export async function syncAccount(request: SyncRequest): Promise<SyncOutcome | n
   let fetched;
   try {
     const [balances, transactions] = await Promise.all([
-      upstream.getBalances(request.uid, options),
-      fetchTransactions(upstream, request.uid, dateFrom, options),
+      upstream.getBalances(request.uid, { ...options, signal: deadline.signal }),
+      fetchTransactions(upstream, request.uid, dateFrom, options, deadline),
     ]);
     fetched = { balances, transactions };
   } catch (error) {
+    // A read the deadline aborted looks like an unreachable bank; it is not the bank's fault.
+    if (deadline.expired) throw new SyncDeadlineError({ cause: error });
     if (!(error instanceof UpstreamError)) throw error;
     log.warn("sync.upstream_failed", { reason: error.reason, bank_error: error.bankErrorCode });
     if (error.reason === "reconnect_needed" || error.reason === "consent_withdrawn") {
@@ -129,10 +139,11 @@ export async function syncAccount(request: SyncRequest): Promise<SyncOutcome | n
     return failure(error.reason, error);
   }
 
-  const created = await db().$transaction(async (tx) => {
-    const count = await writeAccountData(tx, account.id, sealingKey, fetched);
+  const sealed = await sealAccountData(sealingKey, fetched, deadline);
+  const created = await writeWithinDeadline(deadline, async (tx) => {
+    const count = await writeAccountData(tx, account.id, sealed, deadline);
     await tx.connection.update({ where: { id: connection.id }, data: { lastSyncedAt: now } });
     return count;
-  }, TRANSACTION_OPTIONS);
+  });
   return { ok: true, newTransactions: created, totalFetched: fetched.transactions.length };
 }

@@ -1,4 +1,5 @@
 import { findSignedInUser } from "../auth/sessions";
+import { inSyncSlot } from "../banking/budget";
 import { renewBankSession, storeBankSession } from "../banking/ingest";
 import { ensureTenant, tenantSubject } from "../banking/tenants";
 import { keyedHash } from "../crypto/keyed-hash";
@@ -172,8 +173,12 @@ export async function handleBankCallback(request: Request): Promise<Response> {
           where: { id: authorization.renewConnectionId, tenantId: tenant.id },
         })
       : null;
-    if (renewing) await renewBankSession({ ...store, connectionId: renewing.id });
-    else await storeBankSession(store);
+    // Within the sync budget: a busy service answers like any failed connection.
+    await inSyncSlot(() =>
+      renewing
+        ? renewBankSession({ ...store, connectionId: renewing.id })
+        : storeBankSession(store),
+    );
   } catch (error) {
     log.warn("banks.callback_failed", { error });
     return redirect("/banks?notice=failed");

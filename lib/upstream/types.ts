@@ -147,6 +147,11 @@ export interface UpstreamReadOptions {
    * Upstreams without such a notion ignore them.
    */
   psuHeaders?: Record<string, string>;
+  /**
+   * Aborts the read (the sync's deadline passed). An upstream that answers
+   * from memory may ignore it: its caller checks the deadline between pages.
+   */
+  signal?: AbortSignal;
 }
 
 export interface Upstream {

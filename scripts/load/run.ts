@@ -3,6 +3,7 @@ import { rawSetting } from "../../lib/env";
 import { forwardedFor, httpClient, runWorkers, sleep, type HttpClient } from "../lib/load-client";
 import { startService, type ServiceProcess } from "../lib/service-process";
 import { oversizeBodyAttack } from "./attacks/oversize-body";
+import { poolPressure } from "./attacks/pool-pressure";
 import { ACCOUNT_UIDS, startLoadBank } from "./bank";
 import { browserScreensDuringOutage, upstreamFaults, type FaultResult } from "./faults";
 import { startRunRedis } from "./redis";
@@ -28,6 +29,9 @@ const PHASES = short
   ? { steady: 10_000, outage: 5_000, recovery: 8_000, redisDown: 6_000 }
   : { steady: 60_000, outage: 15_000, recovery: 30_000, redisDown: 20_000 };
 const CONCURRENCY = 16;
+const POOL_PRESSURE = short
+  ? { bulkSyncs: 6, signIns: 10, tokenExchanges: 10, bigTransactions: 2_000 }
+  : { bulkSyncs: 20, signIns: 40, tokenExchanges: 40, bigTransactions: 5_000 };
 const USERS = short ? 6 : 20;
 /** After PostgreSQL is back and /healthz says so, connections may still be re-opening. */
 const RECONNECT_GRACE_MS = 2_000;
@@ -218,6 +222,9 @@ async function main() {
         `upstream fault "${fault.label}": expected ${fault.expected}, got ${fault.got}`,
       );
     }
+
+    console.log("pool pressure:");
+    await poolPressure(service.origin, bank, population, POOL_PRESSURE, check);
 
     printTable(stats);
     console.log(`\n  503 while PostgreSQL was down: ${outage503}`);

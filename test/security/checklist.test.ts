@@ -37,6 +37,8 @@ const CHECKLIST_ITEMS = [
   "data sealed to a user's key stays openable after the partner installs a recipient key",
   "production build refuses development secrets and demo defaults",
   "the demo keeps no user keys server-side",
+  "exhausted connection pool answers 503, never 500",
+  "syncs cannot starve sign-in, block the server or half-write (budget, deadline, size caps)",
 ] as const;
 
 interface Proof {

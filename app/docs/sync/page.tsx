@@ -12,7 +12,11 @@ const REASONS: [reason: string, status: number, action: string][] = [
   ],
   ["rate_limited", 429, "the bank throttles: wait Retry-After seconds"],
   ["bank_error", 502, "the bank failed; try later"],
-  ["transient", 503, "network or upstream fault; retry"],
+  [
+    "transient",
+    503,
+    "network or upstream fault, or the service was busy; retry (after Retry-After)",
+  ],
   [
     "partner_app_inactive",
     503,
@@ -52,16 +56,22 @@ export default function SyncPage() {
           {"{accounts, newTransactions, failures: [{accountId, reason, bankErrorCode?}]}"}
         </code>
         . Accounts whose consent was withdrawn are left out. Retry the <code>uid_outdated</code>{" "}
-        ones once, after reading <code>/api/accounts</code> again.
+        ones once, after reading <code>/api/accounts</code> again. An account the service could not
+        sync this time appears as <code>transient</code>; the accounts synced before it are stored
+        and counted. The whole call answers 503 <code>transient</code> with <code>Retry-After</code>{" "}
+        only when no account could be synced.
       </p>
       <Example name="syncBulk" />
 
       <h2>Failure reasons</h2>
       <p>
         A failed single sync answers <code>{"{status, reason, bankErrorCode?}"}</code> with the
-        reason&apos;s status and, where the bank gave one, an integer <code>Retry-After</code>. In a
-        bulk sync the same reasons appear per account in <code>failures</code>. Branch on{" "}
-        <code>reason</code>, never on the HTTP status alone; pass unknown reasons through.
+        reason&apos;s status and, where the bank gave one, an integer <code>Retry-After</code>. The
+        service runs a limited number of syncs at once, each within a time limit: a sync that finds
+        no free slot or runs out of time answers 503 <code>transient</code> with{" "}
+        <code>Retry-After</code> and stores nothing of that account. In a bulk sync the same reasons
+        appear per account in <code>failures</code>. Branch on <code>reason</code>, never on the
+        HTTP status alone; pass unknown reasons through.
       </p>
       <table>
         <thead>

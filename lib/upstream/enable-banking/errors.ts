@@ -40,6 +40,8 @@ export const ENABLE_BANKING_FAILURES = {
   unreachable: "transient",
   /** A 2xx whose body is not the documented JSON. */
   unexpectedBody: "bank_error",
+  /** A 2xx larger than the connector reads (client.ts MAX_RESPONSE_BYTES). */
+  oversizedBody: "bank_error",
 } as const satisfies {
   byCode: Record<string, UpstreamFailureReason>;
   byStatus: Record<number, UpstreamFailureReason>;
@@ -47,6 +49,7 @@ export const ENABLE_BANKING_FAILURES = {
   serverError: UpstreamFailureReason;
   unreachable: UpstreamFailureReason;
   unexpectedBody: UpstreamFailureReason;
+  oversizedBody: UpstreamFailureReason;
 };
 
 /** An Enable Banking error code is an upper-case identifier, safe to show (CONTRACT §7.5). */
@@ -124,5 +127,12 @@ export function toUnexpectedBodyError(route: string, where: string): UpstreamErr
   return new UpstreamError(
     ENABLE_BANKING_FAILURES.unexpectedBody,
     `Enable Banking ${route} answered an unexpected body${where ? ` (at ${where})` : ""}`,
+  );
+}
+
+export function toOversizedError(route: string, maxBytes: number): UpstreamError {
+  return new UpstreamError(
+    ENABLE_BANKING_FAILURES.oversizedBody,
+    `Enable Banking ${route} answered more than ${maxBytes} bytes`,
   );
 }

@@ -12,7 +12,7 @@ import {
 import { createEnableBankingClient } from "./client";
 import { toUnexpectedBodyError } from "./errors";
 import { toAspsp, toUpstreamBalance, toUpstreamSession } from "./mapping";
-import { toUpstreamTransactions } from "./transactions";
+import { toUpstreamTransactionsInSlices } from "./transactions";
 import {
   applicationResponseSchema,
   aspspListSchema,
@@ -113,6 +113,7 @@ export function enableBankingUpstream(options: EnableBankingOptions): Upstream {
         route: ROUTES.balances,
         path: accountPath(accountUid, "balances"),
         psuHeaders: read?.psuHeaders,
+        signal: read?.signal,
       });
       return parseWire(balancesResponseSchema, body, ROUTES.balances).balances.map(
         toUpstreamBalance,
@@ -134,10 +135,11 @@ export function enableBankingUpstream(options: EnableBankingOptions): Upstream {
           continuation_key: query.continuationKey || undefined,
         },
         psuHeaders: read?.psuHeaders,
+        signal: read?.signal,
       });
       const page = parseWire(transactionsResponseSchema, body, ROUTES.transactions);
       return {
-        transactions: toUpstreamTransactions(page.transactions, ROUTES.transactions),
+        transactions: await toUpstreamTransactionsInSlices(page.transactions, ROUTES.transactions),
         continuationKey: page.continuation_key || null,
       };
     },

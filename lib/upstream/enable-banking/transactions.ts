@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { setImmediate } from "node:timers/promises";
 import type { z } from "zod";
 import type { CreditDebitIndicator, TransactionStatus, UpstreamTransaction } from "../types";
 import { findIdentification, orNull, toIsoDay, toSignedDecimal } from "./mapping";
@@ -138,8 +139,11 @@ export function toUpstreamTransaction(
  * reference and be de-duplicated into one; the second and later get `#2`,
  * `#3`, … so both are kept.
  */
-export function toUpstreamTransactions(raw: unknown[], route: string): UpstreamTransaction[] {
-  const counts = new Map<string, number>();
+export function toUpstreamTransactions(
+  raw: unknown[],
+  route: string,
+  counts = new Map<string, number>(),
+): UpstreamTransaction[] {
   const transactions: UpstreamTransaction[] = [];
   for (const item of raw) {
     const transaction = toUpstreamTransaction(parseWire(transactionSchema, item, route), item);
@@ -150,6 +154,25 @@ export function toUpstreamTransactions(raw: unknown[], route: string): UpstreamT
       if (seen > 1) transaction.entryReference = `${transaction.entryReference}#${seen}`;
     }
     transactions.push(transaction);
+  }
+  return transactions;
+}
+
+/** Transactions validated and mapped between two yields to the event loop. */
+const MAPPING_SLICE = 200;
+
+/** toUpstreamTransactions for a whole page, letting other requests run between slices. */
+export async function toUpstreamTransactionsInSlices(
+  raw: unknown[],
+  route: string,
+): Promise<UpstreamTransaction[]> {
+  const counts = new Map<string, number>();
+  const transactions: UpstreamTransaction[] = [];
+  for (let start = 0; start < raw.length; start += MAPPING_SLICE) {
+    transactions.push(
+      ...toUpstreamTransactions(raw.slice(start, start + MAPPING_SLICE), route, counts),
+    );
+    if (start + MAPPING_SLICE < raw.length) await setImmediate();
   }
   return transactions;
 }

@@ -1,0 +1,184 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import * as accountSyncRoute from "@/app/api/accounts/[id]/sync/route";
+import { ACCOUNT_UIDS, startLoadBank, type LoadBank } from "@/scripts/load/bank";
+import { partnerTenantOf, partnerWithRecipientKey } from "@/test/bank-data";
+import { SideConnection, useScratchDatabase, type ScratchDatabase } from "@/test/db-pressure";
+import { ISSUER, mintApiKey } from "@/test/oauth-fixtures";
+import { generateKeyPair } from "../crypto/envelope";
+import { db } from "../db/client";
+import { setSetting } from "../env";
+import type { UpstreamTransaction } from "../upstream/types";
+import { SYNC_RETRY_AFTER_SECONDS, SyncDeadline } from "./budget";
+import { MAX_FETCHED_BYTES, sealAccountData } from "./ingest";
+
+/**
+ * A sync's limits against a real HTTP bank (the Enable Banking fake): its
+ * overall deadline across pages and the write, the size of one answer and
+ * of all pages together. Past any of them nothing of the account is stored.
+ */
+
+let scratch: ScratchDatabase;
+let bank: LoadBank;
+let key: string;
+let accountId: string;
+let connectionId: string;
+const uid = ACCOUNT_UIDS[0];
+const params = (values: Record<string, string>) => ({ params: Promise.resolve(values) });
+
+beforeAll(async () => {
+  bank = await startLoadBank();
+  scratch = await useScratchDatabase("limits", bank.settings);
+  const { client, keys } = await partnerWithRecipientKey();
+  const minted = await mintApiKey(client);
+  key = minted.key;
+  const tenant = await partnerTenantOf(client, minted.user);
+  accountId = (await bank.connect(tenant.id, keys.publicKeyRawB64)).accountIds[0] ?? "";
+  const account = await db().account.findUniqueOrThrow({ where: { id: accountId } });
+  connectionId = account.connectionId;
+});
+
+afterAll(async () => {
+  await scratch.release();
+  await bank.close();
+});
+
+beforeEach(() => {
+  bank.fake.delayMs = 0;
+  setSetting("SYNC_DEADLINE_SECONDS", "");
+});
+
+/** `pages` pages of `perPage` new transactions each, of about `bytesEach` bytes. */
+function servePages(pages: number, perPage: number, bytesEach = 300) {
+  const tag = Math.random().toString(36).slice(2);
+  bank.fake.transactionPages[uid] = Array.from({ length: pages }, (_, page) => ({
+    transactions: Array.from({ length: perPage }, (_, index) => ({
+      entry_reference: `${tag}-${page}-${index}`,
+      transaction_amount: { amount: "9.95", currency: "EUR" },
+      credit_debit_indicator: "DBIT",
+      status: "BOOK",
+      booking_date: "2026-11-02",
+      remittance_information: ["r".repeat(bytesEach)],
+    })),
+    continuation_key: page < pages - 1 ? `${tag}-ck-${page + 1}` : null,
+  }));
+}
+
+const sync = () =>
+  accountSyncRoute.POST(
+    new Request(`${ISSUER}/api/accounts/${accountId}/sync`, {
+      method: "POST",
+      headers: { "X-Api-Key": key, "Content-Type": "application/json" },
+      body: JSON.stringify({ uid }),
+    }),
+    params({ id: accountId }),
+  );
+
+/** What a sync could change: the transactions, the balances' ciphertext, the last sync. */
+async function stored() {
+  const [transactions, balances, connection] = await Promise.all([
+    db().transaction.count({ where: { accountId } }),
+    db().balance.findMany({ where: { accountId }, orderBy: { balanceType: "asc" } }),
+    db().connection.findUniqueOrThrow({ where: { id: connectionId } }),
+  ]);
+  return { transactions, balances: balances.map((b) => b.enc), at: connection.lastSyncedAt };
+}
+
+async function expectTransient(response: Response) {
+  expect(response.status).toBe(503);
+  expect(response.headers.get("Retry-After")).toBe(String(SYNC_RETRY_AFTER_SECONDS));
+  expect(await response.json()).toEqual({ status: 503, reason: "transient" });
+}
+
+describe("a sync's overall deadline", () => {
+  it("pages arriving past it: 503 transient with Retry-After, nothing stored", async () => {
+    servePages(8, 5);
+    bank.fake.delayMs = 300;
+    setSetting("SYNC_DEADLINE_SECONDS", "1");
+    const before = await stored();
+    await expectTransient(await sync());
+    expect(await stored()).toEqual(before);
+
+    bank.fake.delayMs = 0;
+    setSetting("SYNC_DEADLINE_SECONDS", "");
+    expect(await (await sync()).json()).toMatchObject({ newTransactions: 40 });
+  });
+
+  it("a write held past it is rolled back, balances included", async () => {
+    servePages(2, 10);
+    const before = await stored();
+    const side = await SideConnection.open(scratch.url);
+    await side.lock('LOCK TABLE "Transaction" IN SHARE MODE');
+    setSetting("SYNC_DEADLINE_SECONDS", "2");
+    try {
+      await expectTransient(await sync());
+    } finally {
+      await side.unlock();
+      await side.close();
+    }
+    expect(await stored()).toEqual(before);
+  });
+});
+
+describe("the size of what a sync reads", () => {
+  it("a 50 MB page from the bank: 502 bank_error, nothing stored", async () => {
+    servePages(1, 50_000, 1000);
+    const before = await stored();
+    const response = await sync();
+    expect(response.status).toBe(502);
+    expect(await response.json()).toEqual({ status: 502, reason: "bank_error" });
+    expect(await stored()).toEqual(before);
+  });
+
+  it("pages that each fit but together pass the cap: 502 bank_error, nothing stored", async () => {
+    const perPage = 6000;
+    const pages = Math.ceil(MAX_FETCHED_BYTES / (perPage * 1000)) + 1;
+    servePages(pages, perPage, 1000);
+    const before = await stored();
+    const response = await sync();
+    expect(response.status).toBe(502);
+    expect(await response.json()).toEqual({ status: 502, reason: "bank_error" });
+    expect(await stored()).toEqual(before);
+  });
+});
+
+describe("sealing a large account", () => {
+  it("lets timers and I/O run between its slices", async () => {
+    const keys = generateKeyPair();
+    const transactions = Array.from({ length: 1000 }, (_, index): UpstreamTransaction => ({
+      entryReference: `E${index}`,
+      amount: "1.00",
+      currency: "EUR",
+      creditDebitIndicator: "DBIT",
+      status: "BOOK",
+      bookingDate: "2026-11-01",
+      valueDate: null,
+      transactionDate: null,
+      bankTransactionCode: null,
+      creditorName: "Shop",
+      creditorIban: null,
+      creditorBban: null,
+      creditorAgentBic: null,
+      debtorName: null,
+      debtorIban: null,
+      debtorBban: null,
+      debtorAgentBic: null,
+      remittanceInformation: null,
+      note: null,
+      referenceNumber: null,
+      merchantCategoryCode: null,
+      balanceAfter: null,
+      balanceAfterCurrency: null,
+      exchangeRate: null,
+      rawJson: "{}",
+    }));
+    const order: string[] = [];
+    const sealing = sealAccountData(
+      keys.publicKeyRawB64,
+      { balances: [], transactions },
+      new SyncDeadline(60_000),
+    ).then((sealed) => order.push(`sealed ${sealed.transactions.length}`));
+    setTimeout(() => order.push("timer"), 0);
+    await sealing;
+    expect(order).toEqual(["timer", "sealed 1000"]);
+  });
+});
