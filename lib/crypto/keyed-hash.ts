@@ -30,6 +30,7 @@ export const KEYED_HASH_PURPOSES = [
   "psu-id",
   "session-csrf",
   "recipient-key-challenge",
+  "sign-in-limit",
 ] as const;
 
 export type KeyedHashPurpose = (typeof KEYED_HASH_PURPOSES)[number];
