@@ -63,11 +63,12 @@ export async function verifyLoginPin(input: {
   const email = normalizeEmail(input.email);
   const challenge = await findNewestOpenChallenge(email, input.browserNonce);
   if (!challenge || challenge.expiresAt <= now) return { status: "expired" };
-  if (challenge.attempts >= MAX_PIN_ATTEMPTS) return { status: "locked" };
   const keys = pinBudgetKeys(email, input.clientIp);
-  // Refused guesses are answered without waiting for the locks.
+  // Refused guesses are answered without waiting for the locks. A pause says
+  // more than "locked" (a new mail would not help), so it is answered first.
   const refused = await pinBudgetRefusal(db(), keys, now);
   if (refused) return refused;
+  if (challenge.attempts >= MAX_PIN_ATTEMPTS) return { status: "locked" };
 
   return db().$transaction(async (tx) => {
     await lockPinBudget(tx, keys);
