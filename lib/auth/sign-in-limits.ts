@@ -84,8 +84,9 @@ export async function throttleLoginMail(request: {
 
 /**
  * A fixed-window counter (aligned to the epoch like the rate-limit store's),
- * incremented by one atomic INSERT … ON CONFLICT DO UPDATE: concurrent
- * requests each read back their own count, so no burst can overshoot.
+ * incremented by one atomic INSERT … ON CONFLICT DO UPDATE … RETURNING (what
+ * Prisma issues for an upsert on the one unique id): concurrent requests each
+ * read back their own count, so no burst can overshoot.
  */
 async function countInWindow(
   name: string,
