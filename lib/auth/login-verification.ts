@@ -45,10 +45,9 @@ export type LinkInspection =
 export type LinkConfirmation = SignedIn | { status: "other_browser" } | ClosedLink;
 
 /**
- * The typed code (challenge=pin_code, SPEC 4.2). A try is checked only if the
- * guess budget of the address and of the client address allows it
- * (lib/auth/pin-budget.ts) and one of the challenge's 5 attempts (SPEC 8.2)
- * can be reserved. The budget's locks serialize the checks of one address,
+ * The typed code. A try is checked only if the guess budget of the address
+ * and of the client address allows it (lib/auth/pin-budget.ts) and one of
+ * the challenge's 5 attempts can be reserved. The budget's locks serialize the checks of one address,
  * so however many guesses arrive at once, none is checked beyond a limit.
  */
 export async function verifyLoginPin(input: {

@@ -1,7 +1,7 @@
 /**
- * Rate-limit policies (SPEC 8.1), per source IP and per minute. Policies are
- * data (STYLE.md rule 8). /oauth/token, /oauth/revoke and /oauth/userinfo are
- * deliberately not limited. These are traffic limits, which fail open; the
+ * Traffic limits, per client address and per minute; policies are data.
+ * /oauth/token, /oauth/revoke and /oauth/userinfo are deliberately not
+ * limited. These fail open with their store (lib/ratelimit/limiter.ts); the
  * limits that guard sign-in secrets are in lib/auth/sign-in-limits.ts.
  */
 export interface RateLimitPolicy {
