@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
@@ -12,6 +13,15 @@ import {
   uniqueEmail,
 } from "./support/journey";
 import { E2E_ORIGIN } from "./support/origin";
+import {
+  hashBrowserNonce,
+  hashLinkToken,
+  hashPin,
+  newBrowserNonce,
+  newLinkToken,
+} from "../lib/auth/login-secrets";
+import { verifyLoginPin } from "../lib/auth/login-verification";
+import { db } from "../lib/db/client";
 import { partnerAppForSpec } from "./support/partner-app";
 
 test.describe.configure({ timeout: 120_000 });
@@ -231,5 +241,60 @@ test.describe("security of the screens", () => {
     await page.locator("#code").fill(code);
     await page.locator('form[action="/login/code"] button[type="submit"]').click();
     await expect(page).toHaveURL(/error=locked/);
+  });
+
+  test("ten wrong codes for an address pause codes: the screen says for how long, and the link still signs in", async ({
+    page,
+  }) => {
+    const client = await createJourneyClient(partnerApp().redirectUri);
+    const email = uniqueEmail();
+    // Eight wrong codes for the address from another browser (two challenges of its own).
+    const browserNonce = newBrowserNonce();
+    for (const pins of [
+      ["000001", "000002", "000003", "000004", "000005"],
+      ["000006", "000007", "000008"],
+    ]) {
+      const id = randomUUID();
+      await db().loginChallenge.create({
+        data: {
+          id,
+          email,
+          linkTokenHash: hashLinkToken(newLinkToken()),
+          pinHash: hashPin(id, "123456"),
+          expiresAt: new Date(Date.now() + 15 * 60_000),
+          browserHash: hashBrowserNonce(browserNonce),
+        },
+      });
+      for (const pin of pins) {
+        const guess = { email, pin, browserNonce, clientIp: "192.0.2.10" };
+        expect((await verifyLoginPin(guess)).status).not.toBe("ok");
+      }
+    }
+
+    await page.goto(
+      authorizePath(client, newPkce().challenge, { challenge: "pin_code", ui_locales: "de" }),
+    );
+    await requestLoginMail(page, email);
+    const { code, link } = await lastMail(email);
+    const wrong = code === "000000" ? "111111" : "000000";
+    const submit = page.locator('form[action="/login/code"] button[type="submit"]');
+    // The address has two wrong codes left today, whatever this challenge has.
+    await page.locator("#code").fill(wrong);
+    await submit.click();
+    await expect(page).toHaveURL(/error=wrong&left=1/);
+    await page.locator("#code").fill(wrong);
+    await submit.click();
+    await expect(page).toHaveURL(/error=pin_closed/);
+    // Even the right code is refused while codes are paused for the address.
+    await page.locator("#code").fill(code ?? "");
+    await submit.click();
+    await expect(page).toHaveURL(/error=pin_closed/);
+    await expect(page.locator("main [role=alert]")).toContainText("in 24 Stunden");
+    await expectScreenIn(page, "de");
+    await expectAccessible(page);
+
+    await page.goto(link ?? "");
+    await page.locator('form[action="/login/link/confirm"] button[type="submit"]').click();
+    await expect(page).toHaveURL(/\/setup$/);
   });
 });

@@ -4,7 +4,6 @@ import { keyedHash } from "../crypto/keyed-hash";
 import { db } from "../db/client";
 import { getEnv } from "../env";
 import { findLastMessage } from "../mail";
-import { MemoryRateLimitStore } from "../ratelimit/memory-store";
 import { createTestUser, uniqueEmail } from "../../test/oauth-fixtures";
 import {
   confirmLoginLink,
@@ -33,11 +32,14 @@ function loginRequest(overrides: Partial<LoginRequest> = {}): LoginRequest {
   };
 }
 
-/** Requests a challenge (with a limiter of its own) and reads the mail it sent. */
+/**
+ * Requests a challenge and reads the mail it sent. The sign-in limits count
+ * in the database: a second request for one address comes a minute later.
+ */
 async function requestAndRead(overrides: Partial<LoginRequest> = {}) {
   const request = loginRequest(overrides);
   const now = request.now ?? new Date();
-  expect(await requestLoginChallenge({ ...request, now }, new MemoryRateLimitStore())).toEqual({
+  expect(await requestLoginChallenge({ ...request, now })).toEqual({
     status: "sent",
   });
   const mail = await findLastMessage(request.email);
@@ -90,10 +92,9 @@ describe("requesting a sign-in (DESIGN.md §6.2)", () => {
   it("behaves the same for unknown and known emails, and creates the user only at sign-in", async () => {
     const known = await createTestUser(uniqueEmail("known"));
     const unknownEmail = uniqueEmail("unknown");
-    const store = new MemoryRateLimitStore();
     const now = new Date();
-    const ask = (email: string) =>
-      requestLoginChallenge(loginRequest({ email, now, clientIp: "192.0.2.77" }), store);
+    const clientIp = uniqueIp();
+    const ask = (email: string) => requestLoginChallenge(loginRequest({ email, now, clientIp }));
 
     expect(await ask(known.email)).toEqual(await ask(unknownEmail));
     // Asked again within the minute: throttled, identically.
@@ -138,6 +139,7 @@ describe("the magic link: scanner-safe, single use, same browser", () => {
         email: asked.email,
         pin: asked.pin,
         browserNonce: asked.browserNonce,
+        clientIp: asked.clientIp,
       }),
     ).toEqual({ status: "expired" });
   });
@@ -190,7 +192,12 @@ describe("the magic link: scanner-safe, single use, same browser", () => {
         confirmLoginLink({ token: asked.token, browserNonce: asked.browserNonce }),
       ),
       ...Array.from({ length: 4 }, () =>
-        verifyLoginPin({ email: asked.email, pin: asked.pin, browserNonce: asked.browserNonce }),
+        verifyLoginPin({
+          email: asked.email,
+          pin: asked.pin,
+          browserNonce: asked.browserNonce,
+          clientIp: asked.clientIp,
+        }),
       ),
     ]);
     expect(results.filter((result) => result.status === "ok")).toHaveLength(1);
@@ -200,7 +207,7 @@ describe("the magic link: scanner-safe, single use, same browser", () => {
   it("signs in one user when two browsers of a new address confirm at once", async () => {
     const email = uniqueEmail("twice");
     const first = await requestAndRead({ email });
-    const second = await requestAndRead({ email });
+    const second = await requestAndRead({ email, now: later(first.now, MINUTE) });
     const results = await Promise.all([
       confirmLoginLink({ token: first.token, browserNonce: first.browserNonce }),
       confirmLoginLink({ token: second.token, browserNonce: second.browserNonce }),
@@ -214,7 +221,12 @@ describe("the magic link: scanner-safe, single use, same browser", () => {
 describe("the typed code (challenge=pin_code, SPEC 8.2)", () => {
   it("signs in with the right code, once", async () => {
     const asked = await requestAndRead();
-    const pin = { email: asked.email, pin: asked.pin, browserNonce: asked.browserNonce };
+    const pin = {
+      email: asked.email,
+      pin: asked.pin,
+      browserNonce: asked.browserNonce,
+      clientIp: asked.clientIp,
+    };
     const result = await verifyLoginPin(pin);
     expect(result).toMatchObject({ status: "ok", returnUrl: asked.returnUrl });
     expect(await verifyLoginPin(pin)).toEqual({ status: "expired" });
@@ -227,6 +239,7 @@ describe("the typed code (challenge=pin_code, SPEC 8.2)", () => {
       email: ` ${asked.email.toUpperCase()}`,
       pin: asked.pin,
       browserNonce: asked.browserNonce,
+      clientIp: asked.clientIp,
     });
     expect(result.status).toBe("ok");
   });
@@ -237,6 +250,7 @@ describe("the typed code (challenge=pin_code, SPEC 8.2)", () => {
       email: asked.email,
       pin: otherPin(asked.pin),
       browserNonce: asked.browserNonce,
+      clientIp: asked.clientIp,
     };
     for (const attemptsLeft of [4, 3, 2, 1]) {
       expect(await verifyLoginPin(wrong)).toEqual({ status: "wrong", attemptsLeft });
@@ -247,6 +261,7 @@ describe("the typed code (challenge=pin_code, SPEC 8.2)", () => {
         email: asked.email,
         pin: asked.pin,
         browserNonce: asked.browserNonce,
+        clientIp: asked.clientIp,
       }),
     ).toEqual({ status: "locked" });
     const stored = await db().loginChallenge.findFirstOrThrow({ where: { email: asked.email } });
@@ -264,6 +279,7 @@ describe("the typed code (challenge=pin_code, SPEC 8.2)", () => {
         email: asked.email,
         pin: otherPin(String((Number(asked.pin) + i) % 1_000_000)),
         browserNonce: asked.browserNonce,
+        clientIp: asked.clientIp,
       }),
     );
     const results = await Promise.all(guesses);
@@ -275,7 +291,12 @@ describe("the typed code (challenge=pin_code, SPEC 8.2)", () => {
 
   it("expires after 15 minutes", async () => {
     const asked = await requestAndRead();
-    const pin = { email: asked.email, pin: asked.pin, browserNonce: asked.browserNonce };
+    const pin = {
+      email: asked.email,
+      pin: asked.pin,
+      browserNonce: asked.browserNonce,
+      clientIp: asked.clientIp,
+    };
     expect(await verifyLoginPin({ ...pin, now: later(asked.now, LIFETIME_MS) })).toEqual({
       status: "expired",
     });
@@ -286,7 +307,12 @@ describe("the typed code (challenge=pin_code, SPEC 8.2)", () => {
 
   it("only counts for the browser that asked", async () => {
     const asked = await requestAndRead();
-    const elsewhere = { email: asked.email, pin: asked.pin, browserNonce: newBrowserNonce() };
+    const elsewhere = {
+      email: asked.email,
+      pin: asked.pin,
+      browserNonce: newBrowserNonce(),
+      clientIp: asked.clientIp,
+    };
     expect(await verifyLoginPin(elsewhere)).toEqual({ status: "expired" });
     expect(await verifyLoginPin({ ...elsewhere, browserNonce: "" })).toEqual({ status: "expired" });
     const stored = await db().loginChallenge.findFirstOrThrow({ where: { email: asked.email } });
@@ -300,7 +326,7 @@ describe("a new request supersedes older ones of the same browser", () => {
     const second = await requestAndRead({
       email: first.email,
       browserNonce: first.browserNonce,
-      now: later(first.now, 1000),
+      now: later(first.now, MINUTE),
     });
     expect(second.token).not.toBe(first.token);
     expect(await inspectLoginLink(first.token)).toEqual({ status: "used" });
@@ -311,6 +337,7 @@ describe("a new request supersedes older ones of the same browser", () => {
           email: first.email,
           pin: first.pin,
           browserNonce: first.browserNonce,
+          clientIp: first.clientIp,
         }),
       ).toEqual({ status: "wrong", attemptsLeft: 4 });
     }
@@ -320,6 +347,7 @@ describe("a new request supersedes older ones of the same browser", () => {
           email: first.email,
           pin: second.pin,
           browserNonce: first.browserNonce,
+          clientIp: first.clientIp,
         })
       ).status,
     ).toBe("ok");
@@ -327,7 +355,7 @@ describe("a new request supersedes older ones of the same browser", () => {
 
   it("leaves another browser's challenge for the same address alone", async () => {
     const first = await requestAndRead();
-    await requestAndRead({ email: first.email });
+    await requestAndRead({ email: first.email, now: later(first.now, MINUTE) });
     expect((await inspectLoginLink(first.token)).status).toBe("valid");
   });
 });
@@ -338,50 +366,43 @@ describe("sign-in mail limits (DESIGN.md §8)", () => {
   const at = (ms: number) => new Date(windowStart + ms);
 
   it("sends one mail a minute per address, with the seconds to wait", async () => {
-    const store = new MemoryRateLimitStore();
     const request = loginRequest();
-    expect(await requestLoginChallenge({ ...request, now: at(0) }, store)).toEqual({
+    expect(await requestLoginChallenge({ ...request, now: at(0) })).toEqual({
       status: "sent",
     });
     const other = { ...request, browserNonce: newBrowserNonce(), clientIp: uniqueIp() };
-    expect(await requestLoginChallenge({ ...other, now: at(10_000) }, store)).toEqual({
+    expect(await requestLoginChallenge({ ...other, now: at(10_000) })).toEqual({
       status: "throttled",
       retryAfterSeconds: 45,
     });
-    expect(await requestLoginChallenge({ ...other, now: at(MINUTE) }, store)).toEqual({
+    expect(await requestLoginChallenge({ ...other, now: at(MINUTE) })).toEqual({
       status: "sent",
     });
     expect(await db().outboxMessage.count({ where: { to: request.email } })).toBe(2);
   });
 
   it("sends at most five mails per address in 15 minutes", async () => {
-    const store = new MemoryRateLimitStore();
     const request = loginRequest();
     for (let minute = 0; minute < 5; minute += 1) {
-      const result = await requestLoginChallenge({ ...request, now: at(minute * MINUTE) }, store);
+      const result = await requestLoginChallenge({ ...request, now: at(minute * MINUTE) });
       expect(result).toEqual({ status: "sent" });
     }
-    expect(await requestLoginChallenge({ ...request, now: at(5 * MINUTE) }, store)).toEqual({
+    expect(await requestLoginChallenge({ ...request, now: at(5 * MINUTE) })).toEqual({
       status: "throttled",
       retryAfterSeconds: 15 * 60 - 5 - 5 * 60,
     });
   });
 
   it("accepts at most 30 requests per client IP in a minute, whatever the address", async () => {
-    const store = new MemoryRateLimitStore();
     const clientIp = uniqueIp();
     for (let i = 0; i < 30; i += 1) {
-      const result = await requestLoginChallenge(
-        loginRequest({ clientIp, now: at(i * 1000) }),
-        store,
-      );
+      const result = await requestLoginChallenge(loginRequest({ clientIp, now: at(i * 1000) }));
       expect(result.status).toBe("sent");
     }
-    expect(await requestLoginChallenge(loginRequest({ clientIp, now: at(30_000) }), store)).toEqual(
-      { status: "throttled", retryAfterSeconds: 60 - 35 },
-    );
-    expect((await requestLoginChallenge(loginRequest({ now: at(30_000) }), store)).status).toBe(
-      "sent",
-    );
+    expect(await requestLoginChallenge(loginRequest({ clientIp, now: at(30_000) }))).toEqual({
+      status: "throttled",
+      retryAfterSeconds: 60 - 35,
+    });
+    expect((await requestLoginChallenge(loginRequest({ now: at(30_000) }))).status).toBe("sent");
   });
 });

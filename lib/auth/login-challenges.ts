@@ -1,13 +1,10 @@
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { db } from "../db/client";
 import { getEnv } from "../env";
 import type { Locale } from "../i18n/locales";
 import { log } from "../log";
 import { mailer } from "../mail";
 import { renderLoginMail } from "../mail/templates/login";
-import { countRequest } from "../ratelimit/limiter";
-import type { RateLimitPolicyName } from "../ratelimit/policies";
-import type { RateLimitStore } from "../ratelimit/store";
 import { emailSchema } from "./email";
 import {
   hashBrowserNonce,
@@ -17,6 +14,7 @@ import {
   newLinkToken,
   newPin,
 } from "./login-secrets";
+import { throttleLoginMail } from "./sign-in-limits";
 
 export {
   LOGIN_CHALLENGE_LIFETIME_MINUTES,
@@ -64,16 +62,16 @@ export type LoginRequestResult =
   | { status: "throttled"; retryAfterSeconds: number }
   | { status: "invalid_email" };
 
-/** `store` lets tests use a limiter of their own; the service uses the configured one. */
-export async function requestLoginChallenge(
-  input: LoginRequest,
-  store?: RateLimitStore,
-): Promise<LoginRequestResult> {
+/**
+ * Mails a new challenge unless a sign-in limit refuses (lib/auth/sign-in-limits.ts,
+ * counted in PostgreSQL: a failing rate-limit store does not switch them off).
+ */
+export async function requestLoginChallenge(input: LoginRequest): Promise<LoginRequestResult> {
   const parsed = emailSchema.safeParse(input.email);
   if (!parsed.success) return { status: "invalid_email" };
   const request = { ...input, email: parsed.data, now: input.now ?? new Date() };
 
-  const refusal = await throttleLoginMail(request, store);
+  const refusal = await throttleLoginMail(request);
   if (refusal) {
     log.info("login.throttled", { retry_after_seconds: refusal.retryAfterSeconds });
     return refusal;
@@ -82,31 +80,6 @@ export async function requestLoginChallenge(
   await sendLoginMail({ ...request, ...challenge });
   log.info("login.challenge_sent", { challenge_id: challenge.challengeId });
   return { status: "sent" };
-}
-
-/** The limiter keys addresses by a digest: shared stores never hold an email in clear. */
-const emailKey = (email: string) => createHash("sha256").update(email, "utf8").digest("base64url");
-
-/**
- * DESIGN.md §8: per-email mail sending limits (one a minute, five per
- * 15 minutes), after a per-IP limit. The first refusal wins; later policies
- * are not counted.
- */
-async function throttleLoginMail(
-  request: { email: string; clientIp: string; now: Date },
-  store: RateLimitStore | undefined,
-): Promise<{ status: "throttled"; retryAfterSeconds: number } | null> {
-  const checks: [RateLimitPolicyName, string][] = [
-    ["login-ip", request.clientIp],
-    ["login-email-minute", emailKey(request.email)],
-    ["login-email", emailKey(request.email)],
-  ];
-  for (const [policy, key] of checks) {
-    const result = await countRequest(policy, key, store, request.now.getTime());
-    if (!result.allowed)
-      return { status: "throttled", retryAfterSeconds: result.retryAfterSeconds };
-  }
-  return null;
 }
 
 /**

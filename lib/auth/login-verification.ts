@@ -1,5 +1,5 @@
 import type { LoginChallenge } from "../db/generated/client";
-import { db } from "../db/client";
+import { db, type Prisma } from "../db/client";
 import { normalizeEmail } from "./email";
 import {
   hashBrowserNonce,
@@ -8,6 +8,13 @@ import {
   MAX_PIN_ATTEMPTS,
   pinMatches,
 } from "./login-secrets";
+import {
+  lockPinBudget,
+  pinBudgetKeys,
+  pinBudgetRefusal,
+  recordWrongPin,
+  type PinBudgetRefusal,
+} from "./pin-budget";
 
 /**
  * Proving a login challenge (DESIGN.md §6.2): by the typed PIN, or by the
@@ -27,7 +34,8 @@ export type PinVerification =
   | SignedIn
   | { status: "wrong"; attemptsLeft: number }
   | { status: "locked" }
-  | { status: "expired" };
+  | { status: "expired" }
+  | PinBudgetRefusal;
 
 type ClosedLink = { status: "used" | "expired" | "unknown" };
 
@@ -37,29 +45,45 @@ export type LinkInspection =
 export type LinkConfirmation = SignedIn | { status: "other_browser" } | ClosedLink;
 
 /**
- * The typed code (challenge=pin_code, SPEC 4.2). Every try first reserves one
- * of the 5 attempts (SPEC 8.2) by a conditional update, and only then is the
- * PIN compared: however many guesses arrive at once, at most 5 are checked.
+ * The typed code. A try is checked only if the guess budget of the address
+ * and of the client address allows it (lib/auth/pin-budget.ts) and one of
+ * the challenge's 5 attempts can be reserved. The budget's locks serialize the checks of one address,
+ * so however many guesses arrive at once, none is checked beyond a limit.
  */
 export async function verifyLoginPin(input: {
   email: string;
   pin: string;
   browserNonce: string;
+  /** The stamped client address (lib/http/client-ip.ts). */
+  clientIp: string;
   now?: Date;
 }): Promise<PinVerification> {
   const now = input.now ?? new Date();
-  const challenge = await findNewestOpenChallenge(normalizeEmail(input.email), input.browserNonce);
+  const email = normalizeEmail(input.email);
+  const challenge = await findNewestOpenChallenge(email, input.browserNonce);
   if (!challenge || challenge.expiresAt <= now) return { status: "expired" };
+  const keys = pinBudgetKeys(email, input.clientIp);
+  // Refused guesses are answered without waiting for the locks. A pause says
+  // more than "locked" (a new mail would not help), so it is answered first.
+  const refused = await pinBudgetRefusal(db(), keys, now);
+  if (refused) return refused;
   if (challenge.attempts >= MAX_PIN_ATTEMPTS) return { status: "locked" };
 
-  const attempts = await reservePinAttempt(challenge.id, now);
-  if (attempts === null) return explainClosedPin(challenge.id, now);
-  if (pinMatches(challenge.id, input.pin, challenge.pinHash)) {
-    return (await signIn(challenge, now)) ?? { status: "expired" };
-  }
-  const attemptsLeft = MAX_PIN_ATTEMPTS - attempts;
-  // The 5th wrong attempt locks the challenge: only a new code can follow.
-  return attemptsLeft > 0 ? { status: "wrong", attemptsLeft } : { status: "locked" };
+  return db().$transaction(async (tx) => {
+    await lockPinBudget(tx, keys);
+    const refusal = await pinBudgetRefusal(tx, keys, now);
+    if (refusal) return refusal;
+    const attempts = await reservePinAttempt(tx, challenge.id, now);
+    if (attempts === null) return explainClosedPin(tx, challenge.id, now);
+    if (pinMatches(challenge.id, input.pin, challenge.pinHash)) {
+      return (await signIn(tx, challenge, now)) ?? { status: "expired" };
+    }
+    const { closed, addressLeft } = await recordWrongPin(tx, keys, now);
+    if (closed) return closed;
+    const attemptsLeft = Math.min(MAX_PIN_ATTEMPTS - attempts, addressLeft);
+    // The 5th wrong attempt locks the challenge: only a new code can follow.
+    return attemptsLeft > 0 ? { status: "wrong", attemptsLeft } : { status: "locked" };
+  });
 }
 
 /** The newest unconsumed challenge of this email requested from this browser. */
@@ -71,34 +95,34 @@ function findNewestOpenChallenge(email: string, browserNonce: string) {
   });
 }
 
+type Tx = Prisma.TransactionClient;
+
 /**
  * Counts one attempt if the challenge is open and has attempts left; returns
  * the attempts used so far, or null when none was left. The row lock the
  * update takes makes the number read back exactly this attempt's.
  */
-function reservePinAttempt(challengeId: string, now: Date): Promise<number | null> {
-  return db().$transaction(async (tx) => {
-    const reserved = await tx.loginChallenge.updateMany({
-      where: {
-        id: challengeId,
-        consumedAt: null,
-        expiresAt: { gt: now },
-        attempts: { lt: MAX_PIN_ATTEMPTS },
-      },
-      data: { attempts: { increment: 1 } },
-    });
-    if (reserved.count === 0) return null;
-    const row = await tx.loginChallenge.findUniqueOrThrow({
-      where: { id: challengeId },
-      select: { attempts: true },
-    });
-    return row.attempts;
+async function reservePinAttempt(tx: Tx, challengeId: string, now: Date): Promise<number | null> {
+  const reserved = await tx.loginChallenge.updateMany({
+    where: {
+      id: challengeId,
+      consumedAt: null,
+      expiresAt: { gt: now },
+      attempts: { lt: MAX_PIN_ATTEMPTS },
+    },
+    data: { attempts: { increment: 1 } },
   });
+  if (reserved.count === 0) return null;
+  const row = await tx.loginChallenge.findUniqueOrThrow({
+    where: { id: challengeId },
+    select: { attempts: true },
+  });
+  return row.attempts;
 }
 
 /** Why a concurrent request closed the challenge under us: still open means out of attempts. */
-async function explainClosedPin(challengeId: string, now: Date): Promise<PinVerification> {
-  const row = await db().loginChallenge.findUnique({ where: { id: challengeId } });
+async function explainClosedPin(tx: Tx, challengeId: string, now: Date): Promise<PinVerification> {
+  const row = await tx.loginChallenge.findUnique({ where: { id: challengeId } });
   if (row && row.consumedAt === null && row.expiresAt > now) return { status: "locked" };
   return { status: "expired" };
 }
@@ -128,7 +152,7 @@ export async function confirmLoginLink(input: {
   if (!challenge || linkState(challenge, now) !== "open") return closedLink(challenge, now);
   if (!isSameBrowser(input.browserNonce, challenge.browserHash)) return { status: "other_browser" };
 
-  const signedIn = await signIn(challenge, now);
+  const signedIn = await db().$transaction((tx) => signIn(tx, challenge, now));
   if (signedIn) return signedIn;
   // Lost the race to a concurrent confirmation (link or PIN), or expired meanwhile.
   return closedLink(await findChallengeByToken(input.token), now, "used");
@@ -165,28 +189,26 @@ function closedLink(
 
 /**
  * Consumes the challenge by one conditional update and finds or creates the
- * user in the same transaction: the user exists from the first sign-in on,
+ * user in the caller's transaction: the user exists from the first sign-in on,
  * never from a mere request (which would reveal who has an account).
  */
-function signIn(challenge: LoginChallenge, now: Date): Promise<SignedIn | null> {
-  return db().$transaction(async (tx) => {
-    const consumed = await tx.loginChallenge.updateMany({
-      where: { id: challenge.id, consumedAt: null, expiresAt: { gt: now } },
-      data: { consumedAt: now },
-    });
-    if (consumed.count === 0) return null;
-    // INSERT … ON CONFLICT DO NOTHING: two first sign-ins of one address (two
-    // browsers) at once both find the one user instead of a unique violation.
-    await tx.user.createMany({ data: [{ email: challenge.email }], skipDuplicates: true });
-    const user = await tx.user.findUniqueOrThrow({
-      where: { email: challenge.email },
-      select: { id: true },
-    });
-    return {
-      status: "ok" as const,
-      userId: user.id,
-      flowId: challenge.flowId,
-      returnUrl: challenge.returnUrl,
-    };
+async function signIn(tx: Tx, challenge: LoginChallenge, now: Date): Promise<SignedIn | null> {
+  const consumed = await tx.loginChallenge.updateMany({
+    where: { id: challenge.id, consumedAt: null, expiresAt: { gt: now } },
+    data: { consumedAt: now },
   });
+  if (consumed.count === 0) return null;
+  // INSERT … ON CONFLICT DO NOTHING: two first sign-ins of one address (two
+  // browsers) at once both find the one user instead of a unique violation.
+  await tx.user.createMany({ data: [{ email: challenge.email }], skipDuplicates: true });
+  const user = await tx.user.findUniqueOrThrow({
+    where: { email: challenge.email },
+    select: { id: true },
+  });
+  return {
+    status: "ok" as const,
+    userId: user.id,
+    flowId: challenge.flowId,
+    returnUrl: challenge.returnUrl,
+  };
 }

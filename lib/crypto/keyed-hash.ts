@@ -31,6 +31,7 @@ export const KEYED_HASH_PURPOSES = [
   "session-csrf",
   "sign-out",
   "recipient-key-challenge",
+  "sign-in-limit",
 ] as const;
 
 export type KeyedHashPurpose = (typeof KEYED_HASH_PURPOSES)[number];

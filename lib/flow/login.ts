@@ -102,8 +102,18 @@ export async function handleLoginCode(request: Request): Promise<Response> {
   const browserNonce = readCookie(request, loginNonceCookieName());
   if (!browserNonce) return back("expired");
 
-  const result = await verifyLoginPin({ email, pin: code, browserNonce });
+  const result = await verifyLoginPin({
+    email,
+    pin: code,
+    browserNonce,
+    clientIp: clientIpOf(request),
+  });
   if (result.status === "wrong") return back("wrong", { left: result.attemptsLeft });
+  // Codes are paused (for the address or the client address): the page says
+  // for how long and that the link in the mail still signs in.
+  if (result.status === "pin_closed" || result.status === "too_many_failures") {
+    return back(result.status, { retry: result.retryAfterSeconds });
+  }
   if (result.status !== "ok") return back(result.status);
   return signedIn(
     request,

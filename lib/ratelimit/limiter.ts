@@ -9,10 +9,12 @@ import type { RateLimitResult, RateLimitStore } from "./store";
 import { UpstashRateLimitStore } from "./upstash-store";
 
 /**
- * Counts a request against its policy (SPEC 8.1). The store is chosen by
+ * Counts a request against its traffic policy. The store is chosen by
  * configuration: Upstash REST, a Redis server, or memory. If the store fails
  * or is slow, the request is served (fail-open) and the fault is logged: an
- * outage of the limiter must not become an outage of the service.
+ * outage of the limiter must not become an outage of the service. That is
+ * why no limit that guards a secret is counted here: those are in
+ * lib/auth/sign-in-limits.ts and lib/auth/pin-budget.ts, in PostgreSQL.
  */
 
 const STORE_TIMEOUT_MS = 500;
@@ -49,6 +51,15 @@ const globalForLimiter = globalThis as unknown as { bankConnectRateLimitStore?: 
 export function rateLimitStore(): RateLimitStore {
   globalForLimiter.bankConnectRateLimitStore ??= createStore();
   return globalForLimiter.bankConnectRateLimitStore;
+}
+
+/**
+ * Puts `store` in place of the configured one for this process (undefined:
+ * the configured one again, built at the next use). Tests break the store
+ * with it to prove what does and does not depend on it.
+ */
+export function replaceRateLimitStore(store: RateLimitStore | undefined): void {
+  globalForLimiter.bankConnectRateLimitStore = store;
 }
 
 export async function countRequest(

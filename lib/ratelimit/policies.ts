@@ -1,7 +1,8 @@
 /**
- * Rate-limit policies (SPEC 8.1), per source IP and per minute. Policies are
- * data (STYLE.md rule 8). /oauth/token, /oauth/revoke and /oauth/userinfo are
- * deliberately not limited.
+ * Traffic limits, per client address and per minute; policies are data.
+ * /oauth/token, /oauth/revoke and /oauth/userinfo are deliberately not
+ * limited. These fail open with their store (lib/ratelimit/limiter.ts); the
+ * limits that guard sign-in secrets are in lib/auth/sign-in-limits.ts.
  */
 export interface RateLimitPolicy {
   limit: number;
@@ -12,13 +13,6 @@ export const RATE_LIMIT_POLICIES = {
   authorize: { limit: 50, windowSeconds: 60 },
   cancel: { limit: 50, windowSeconds: 60 },
   api: { limit: 300, windowSeconds: 60 },
-  // DESIGN.md §8: per-email mail sending limits for sign-in (keyed by a hash
-  // of the address, not the client IP): one mail a minute, five per 15 min.
-  "login-email-minute": { limit: 1, windowSeconds: 60 },
-  "login-email": { limit: 5, windowSeconds: 15 * 60 },
-  // Sign-in mails per client IP, whatever the address: as many a minute as
-  // authorize allows flows, so a shared office address is not locked out.
-  "login-ip": { limit: 30, windowSeconds: 60 },
 } as const satisfies Record<string, RateLimitPolicy>;
 
 export type RateLimitPolicyName = keyof typeof RATE_LIMIT_POLICIES;

@@ -4,6 +4,7 @@ import { forwardedFor, httpClient, runWorkers, sleep, type HttpClient } from "..
 import { startService, type ServiceProcess } from "../lib/service-process";
 import { oversizeBodyAttack } from "./attacks/oversize-body";
 import { poolPressure } from "./attacks/pool-pressure";
+import { signInBruteForce } from "./attacks/sign-in-brute-force";
 import { ACCOUNT_UIDS, startLoadBank } from "./bank";
 import { browserScreensDuringOutage, upstreamFaults, type FaultResult } from "./faults";
 import { startRunRedis } from "./redis";
@@ -19,15 +20,16 @@ import { mintCodes, oneRequest, setUpPopulation, Stats, type Population } from "
  * Redis and upstream bank): mixed traffic (authorize, token exchange, data
  * reads, syncs) at fixed concurrency with zero 5xx; PostgreSQL stopped mid-run
  * (every answer 503 with Retry-After meanwhile, full recovery afterwards);
- * Redis killed (requests still served); the bank failing or timing out (the
- * documented sync reasons). Then every key issued during the run must still
- * work and the database must hold no half-written rows.
+ * Redis killed (requests still served, and the sign-in limits still hold
+ * against a brute force: attacks/sign-in-brute-force.ts); the bank failing or
+ * timing out (the documented sync reasons). Then every key issued during the
+ * run must still work and the database must hold no half-written rows.
  */
 
 const short = process.argv.includes("--short");
 const PHASES = short
-  ? { steady: 10_000, outage: 5_000, recovery: 8_000, redisDown: 6_000 }
-  : { steady: 60_000, outage: 15_000, recovery: 30_000, redisDown: 20_000 };
+  ? { steady: 10_000, outage: 5_000, recovery: 8_000, redisDown: 6_000, bruteForce: 2_000 }
+  : { steady: 60_000, outage: 15_000, recovery: 30_000, redisDown: 20_000, bruteForce: 20_000 };
 const CONCURRENCY = 16;
 const POOL_PRESSURE = short
   ? { bulkSyncs: 6, signIns: 10, tokenExchanges: 10, bigTransactions: 2_000 }
@@ -207,6 +209,13 @@ async function main() {
 
     await redis.kill();
     await traffic(http, population, stats, "redis down", PHASES.redisDown, []);
+    await signInBruteForce({
+      http,
+      origin: service.origin,
+      redis,
+      durationMs: PHASES.bruteForce,
+      check,
+    });
     await redis.start();
 
     minting = false;

@@ -27,6 +27,8 @@ const CHECKLIST_ITEMS = [
   "stale sessions re-confirm before approving (partner-key mode)",
   "magic link scanner safety and cross-browser use",
   "PIN attempt lock",
+  "sign-in limits hold when the rate-limit store fails",
+  "PIN guess budget per address and per client address",
   "identical answers for unknown emails",
   "rate limits not bypassable with forged X-Forwarded-For",
   "cross-tenant access by id (IDOR) on every data endpoint",

@@ -1,4 +1,4 @@
-import { getTranslations } from "next-intl/server";
+import { getLocale, getTranslations } from "next-intl/server";
 import { CONTINUE_PATH } from "@/lib/flow/continue";
 import { csrfToken } from "@/lib/flow/csrf";
 import { FlowShell, SERVICE_NAME } from "../_components/flow-shell";
@@ -61,14 +61,19 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
 
 async function LoginMessage({ search }: { search: Search }) {
   const t = await getTranslations("Login");
-  const seconds = Number.parseInt(search.retry ?? "", 10);
+  const parsed = Number.parseInt(search.retry ?? "", 10);
+  const seconds = Number.isFinite(parsed) && parsed > 0 ? parsed : 60;
   const left = Number.parseInt(search.left ?? "", 10);
+  const when = inAWhile(await getLocale(), seconds);
   const messages: Record<string, string> = {
     invalid_email: t("invalidEmail"),
     wrong: t("wrongCode", { attemptsLeft: Number.isFinite(left) ? left : 0 }),
     locked: t("locked"),
     expired: t("expired"),
-    throttled: t("throttled", { seconds: Number.isFinite(seconds) ? seconds : 60 }),
+    throttled: t("throttled", { seconds }),
+    // The PIN budget paused codes (lib/auth/pin-budget.ts); the link still signs in.
+    pin_closed: t("pinClosed", { when }),
+    too_many_failures: t("tooManyFailures", { when }),
     code_format: t("codeFormat"),
   };
   const message = search.error ? messages[search.error] : undefined;
@@ -77,6 +82,19 @@ async function LoginMessage({ search }: { search: Search }) {
       {message}
     </p>
   ) : null;
+}
+
+/**
+ * "in 3 hours", "in 2 days" in the screen's language: a wait of minutes to
+ * months, rounded up, and free of the time zone the server cannot know.
+ */
+function inAWhile(locale: string, seconds: number): string {
+  const format = new Intl.RelativeTimeFormat(locale, { numeric: "always" });
+  const minutes = Math.ceil(seconds / 60);
+  if (minutes < 90) return format.format(minutes, "minute");
+  const hours = Math.ceil(seconds / 3600);
+  if (hours < 48) return format.format(hours, "hour");
+  return format.format(Math.ceil(seconds / 86_400), "day");
 }
 
 async function EmailForm({
