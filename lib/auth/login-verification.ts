@@ -1,4 +1,5 @@
 import type { LoginChallenge } from "../db/generated/client";
+import { recordSignIn, recordSignInRefusal, type SignInRefusal } from "../audit/sign-in";
 import { db } from "../db/client";
 import { normalizeEmail } from "./email";
 import {
@@ -45,21 +46,37 @@ export async function verifyLoginPin(input: {
   email: string;
   pin: string;
   browserNonce: string;
+  clientIp?: string | null;
   now?: Date;
 }): Promise<PinVerification> {
   const now = input.now ?? new Date();
-  const challenge = await findNewestOpenChallenge(normalizeEmail(input.email), input.browserNonce);
-  if (!challenge || challenge.expiresAt <= now) return { status: "expired" };
-  if (challenge.attempts >= MAX_PIN_ATTEMPTS) return { status: "locked" };
+  const email = normalizeEmail(input.email);
+  const refused = async <R extends PinVerification>(result: R, refusal: SignInRefusal) => {
+    await recordSignInRefusal({ method: "pin", email, refusal, clientIp: input.clientIp });
+    return result;
+  };
+  const challenge = await findNewestOpenChallenge(email, input.browserNonce);
+  if (!challenge || challenge.expiresAt <= now) {
+    return refused({ status: "expired" }, { reason: "expired" });
+  }
+  if (challenge.attempts >= MAX_PIN_ATTEMPTS) {
+    return refused({ status: "locked" }, { reason: "locked" });
+  }
 
   const attempts = await reservePinAttempt(challenge.id, now);
-  if (attempts === null) return explainClosedPin(challenge.id, now);
+  if (attempts === null) {
+    const closed = await explainClosedPin(challenge.id, now);
+    return refused(closed, { reason: closed.status === "locked" ? "locked" : "expired" });
+  }
   if (pinMatches(challenge.id, input.pin, challenge.pinHash)) {
-    return (await signIn(challenge, now)) ?? { status: "expired" };
+    const signedIn = await signIn(challenge, now, "pin", input.clientIp);
+    return signedIn ?? refused({ status: "expired" }, { reason: "expired" });
   }
   const attemptsLeft = MAX_PIN_ATTEMPTS - attempts;
   // The 5th wrong attempt locks the challenge: only a new code can follow.
-  return attemptsLeft > 0 ? { status: "wrong", attemptsLeft } : { status: "locked" };
+  return attemptsLeft > 0
+    ? refused({ status: "wrong", attemptsLeft }, { reason: "wrong_pin", attemptsLeft })
+    : refused({ status: "locked" }, { reason: "lock" });
 }
 
 /** The newest unconsumed challenge of this email requested from this browser. */
@@ -97,7 +114,10 @@ function reservePinAttempt(challengeId: string, now: Date): Promise<number | nul
 }
 
 /** Why a concurrent request closed the challenge under us: still open means out of attempts. */
-async function explainClosedPin(challengeId: string, now: Date): Promise<PinVerification> {
+async function explainClosedPin(
+  challengeId: string,
+  now: Date,
+): Promise<{ status: "locked" | "expired" }> {
   const row = await db().loginChallenge.findUnique({ where: { id: challengeId } });
   if (row && row.consumedAt === null && row.expiresAt > now) return { status: "locked" };
   return { status: "expired" };
@@ -121,17 +141,28 @@ export async function inspectLoginLink(token: string, now = new Date()): Promise
 export async function confirmLoginLink(input: {
   token: string;
   browserNonce: string | null;
+  clientIp?: string | null;
   now?: Date;
 }): Promise<LinkConfirmation> {
   const now = input.now ?? new Date();
   const challenge = await findChallengeByToken(input.token);
-  if (!challenge || linkState(challenge, now) !== "open") return closedLink(challenge, now);
-  if (!isSameBrowser(input.browserNonce, challenge.browserHash)) return { status: "other_browser" };
+  const refused = async <R extends Exclude<LinkConfirmation, SignedIn>>(result: R) => {
+    const email = challenge?.email ?? null;
+    const refusal = { reason: result.status };
+    await recordSignInRefusal({ method: "link", email, refusal, clientIp: input.clientIp });
+    return result;
+  };
+  if (!challenge || linkState(challenge, now) !== "open") {
+    return refused(closedLink(challenge, now));
+  }
+  if (!isSameBrowser(input.browserNonce, challenge.browserHash)) {
+    return refused({ status: "other_browser" });
+  }
 
-  const signedIn = await signIn(challenge, now);
+  const signedIn = await signIn(challenge, now, "link", input.clientIp);
   if (signedIn) return signedIn;
   // Lost the race to a concurrent confirmation (link or PIN), or expired meanwhile.
-  return closedLink(await findChallengeByToken(input.token), now, "used");
+  return refused(closedLink(await findChallengeByToken(input.token), now, "used"));
 }
 
 /** Tokens are 256-bit base64url (43 characters); anything else is not looked up. */
@@ -168,7 +199,12 @@ function closedLink(
  * user in the same transaction: the user exists from the first sign-in on,
  * never from a mere request (which would reveal who has an account).
  */
-function signIn(challenge: LoginChallenge, now: Date): Promise<SignedIn | null> {
+function signIn(
+  challenge: LoginChallenge,
+  now: Date,
+  method: "pin" | "link",
+  clientIp: string | null | undefined,
+): Promise<SignedIn | null> {
   return db().$transaction(async (tx) => {
     const consumed = await tx.loginChallenge.updateMany({
       where: { id: challenge.id, consumedAt: null, expiresAt: { gt: now } },
@@ -181,6 +217,14 @@ function signIn(challenge: LoginChallenge, now: Date): Promise<SignedIn | null> 
     const user = await tx.user.findUniqueOrThrow({
       where: { email: challenge.email },
       select: { id: true },
+    });
+    const inFlow = challenge.flowId !== null;
+    await recordSignIn(tx, {
+      userId: user.id,
+      method,
+      inFlow,
+      clientIp: clientIp ?? null,
+      at: now,
     });
     return {
       status: "ok" as const,

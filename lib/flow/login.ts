@@ -97,7 +97,12 @@ export async function handleLoginCode(request: Request): Promise<Response> {
   const browserNonce = readCookie(request, loginNonceCookieName());
   if (!browserNonce) return back("expired");
 
-  const result = await verifyLoginPin({ email, pin: code, browserNonce });
+  const result = await verifyLoginPin({
+    email,
+    pin: code,
+    browserNonce,
+    clientIp: clientIpOf(request),
+  });
   if (result.status === "wrong") return back("wrong", { left: result.attemptsLeft });
   if (result.status !== "ok") return back(result.status);
   return signedIn(result.userId, returnUrl ?? toSafeReturnPath(result.returnUrl, getEnv().issuer));
@@ -110,6 +115,7 @@ export async function handleLinkConfirm(request: Request): Promise<Response> {
   const result = await confirmLoginLink({
     token,
     browserNonce: readCookie(request, loginNonceCookieName()),
+    clientIp: clientIpOf(request),
   });
   if (result.status !== "ok") {
     const echoed = token.length <= MAX_ECHOED_LENGTH ? token : "";

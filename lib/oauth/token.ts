@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { getEnv } from "../env";
+import { clientIpOf } from "../http/client-ip";
 import { OAuthError } from "./errors";
 import { authenticateClient, readClientCredentials, usesBasicAuth } from "./client-auth";
 import { redeemAuthorizationCode } from "./codes";
@@ -102,6 +103,7 @@ export async function handleTokenRequest(request: Request): Promise<Response> {
       codeVerifier,
       clientId: client.id,
       redirectUri: params.redirectUri,
+      clientIp: clientIpOf(request),
     });
     const issuer = getEnv().issuer;
     // SPEC 2.3, with the first-generation fields apiKey, apiBaseUrl and user.
