@@ -4,13 +4,7 @@ import { answeringOutages, temporarilyUnavailable } from "../http/outage";
 import { errorJson, privateJson } from "../http/respond";
 import { authenticateOwner } from "../partners/owner-session";
 import { type AuditEventType, PARTNER_VISIBLE_TYPES } from "./events";
-import {
-  type AuditCursor,
-  type AuditEventRow,
-  listAuditEvents,
-  parseCursor,
-  toCursor,
-} from "./query";
+import { type AuditEventRow, listAuditEvents, parseCursor, toCursor } from "./query";
 import type { PartnerAuditEventWire, PartnerAuditPageWire } from "./wire";
 
 /**
@@ -41,7 +35,7 @@ const badRequest = (description: string) => errorJson(400, "invalid_request", de
 
 interface PageQuery {
   types: readonly AuditEventType[];
-  before: AuditCursor | null;
+  before: bigint | null;
   limit: number;
 }
 
@@ -98,7 +92,7 @@ export async function listPartnerAuditEvents(
     partnerId,
     types: query.types,
     limit: query.limit + 1,
-    ...(query.before ? { before: query.before } : {}),
+    ...(query.before === null ? {} : { before: query.before }),
   });
   const page = rows.slice(0, query.limit);
   const emails = await emailsOf(page);

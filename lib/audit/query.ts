@@ -1,11 +1,14 @@
 import { db, type Prisma } from "../db/client";
-import { isUuid } from "../db/uuid";
 import { AUDIT_EVENTS, type AuditEventType, isAuditEventType } from "./events";
 
-/** Reading the audit log: newest first, paged by a cursor (at, id) that new events cannot shift. */
+/**
+ * Reading the audit log: newest first by insertion order, paged by a cursor
+ * (the last event's sequence number) that new events cannot shift.
+ */
 
 export interface AuditEventRow {
   id: string;
+  seq: bigint;
   at: Date;
   type: AuditEventType;
   actorKind: "user" | "client" | "operator" | "system" | "anonymous";
@@ -18,11 +21,6 @@ export interface AuditEventRow {
   details: Record<string, unknown>;
 }
 
-export interface AuditCursor {
-  at: Date;
-  id: string;
-}
-
 export interface AuditQuery {
   partnerId?: string;
   clientId?: string;
@@ -30,7 +28,7 @@ export interface AuditQuery {
   types?: readonly AuditEventType[];
   since?: Date;
   /** Only events older than this one (the last of the previous page). */
-  before?: AuditCursor;
+  before?: bigint;
   limit: number;
 }
 
@@ -42,19 +40,12 @@ export async function listAuditEvents(query: AuditQuery): Promise<AuditEventRow[
     ...(query.types === undefined ? {} : { type: { in: [...query.types] } }),
     AND: [
       query.since ? { at: { gte: query.since } } : {},
-      query.before
-        ? {
-            OR: [
-              { at: { lt: query.before.at } },
-              { at: query.before.at, id: { lt: query.before.id } },
-            ],
-          }
-        : {},
+      query.before === undefined ? {} : { seq: { lt: query.before } },
     ],
   };
   const rows = await db().auditEvent.findMany({
     where,
-    orderBy: [{ at: "desc" }, { id: "desc" }],
+    orderBy: { seq: "desc" },
     take: query.limit,
   });
   return rows.flatMap((row) => {
@@ -66,19 +57,12 @@ export async function listAuditEvents(query: AuditQuery): Promise<AuditEventRow[
   });
 }
 
-/** The cursor of a page's last event, as an opaque URL-safe string. */
-export function toCursor(row: AuditCursor): string {
-  return Buffer.from(`${row.at.toISOString()}|${row.id}`, "utf8").toString("base64url");
-}
+/** The cursor of a page's last event. */
+export const toCursor = (row: { seq: bigint }): string => row.seq.toString();
 
-const CURSOR = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)\|([0-9a-f-]{36})$/;
-
-/** The cursor, or null when the text is not one this service made. */
-export function parseCursor(text: string): AuditCursor | null {
-  const match = CURSOR.exec(Buffer.from(text, "base64url").toString("utf8"));
-  if (!match?.[1] || !match[2] || !isUuid(match[2])) return null;
-  const at = new Date(match[1]);
-  return Number.isNaN(at.getTime()) ? null : { at, id: match[2] };
+/** The cursor, or null when the text is not one. */
+export function parseCursor(text: string): bigint | null {
+  return /^[1-9]\d{0,17}$/.test(text) ? BigInt(text) : null;
 }
 
 /** Deletes the events older than `before`; returns how many. */

@@ -4,6 +4,7 @@ CREATE TYPE "AuditActorKind" AS ENUM ('user', 'client', 'operator', 'system', 'a
 -- CreateTable
 CREATE TABLE "AuditEvent" (
     "id" UUID NOT NULL,
+    "seq" BIGSERIAL NOT NULL,
     "at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "type" TEXT NOT NULL,
     "actorKind" "AuditActorKind" NOT NULL,
@@ -19,7 +20,10 @@ CREATE TABLE "AuditEvent" (
 );
 
 -- CreateIndex
-CREATE INDEX "AuditEvent_partnerId_at_id_idx" ON "AuditEvent"("partnerId", "at" DESC, "id" DESC);
+CREATE UNIQUE INDEX "AuditEvent_seq_key" ON "AuditEvent"("seq");
+
+-- CreateIndex
+CREATE INDEX "AuditEvent_partnerId_seq_idx" ON "AuditEvent"("partnerId", "seq" DESC);
 
 -- CreateIndex
 CREATE INDEX "AuditEvent_at_idx" ON "AuditEvent"("at");
