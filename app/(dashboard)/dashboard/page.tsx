@@ -1,6 +1,7 @@
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import { getTranslations } from "next-intl/server";
+import { PARTNER_VISIBLE_TYPES } from "@/lib/audit/events";
 import { findSessionUser, sessionCookieName } from "@/lib/auth/sessions";
 import { ownedPartners, sessionCsrfToken } from "@/lib/partners/owner-session";
 import { findPartner, toPartnerWire } from "@/lib/partners/partner-api";
@@ -8,6 +9,7 @@ import { listPartnerClients } from "@/lib/partners/client-api";
 import { BrandingEditor } from "./branding-editor";
 import { ClientsPanel } from "./clients-panel";
 import { RecipientKeyPanel } from "./recipient-key-panel";
+import { SecurityLog } from "./security-log";
 
 /**
  * The partner dashboard (issue: partners manage themselves): signed in with
@@ -74,6 +76,7 @@ export default async function DashboardPage({
         csrf={sessionCsrfToken(user)}
         fingerprint={partner.recipientKeyFingerprint}
       />
+      <SecurityLog partnerId={partner.id} types={PARTNER_VISIBLE_TYPES} />
     </main>
   );
 }
