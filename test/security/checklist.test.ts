@@ -29,6 +29,7 @@ const CHECKLIST_ITEMS = [
   "rate limits not bypassable with forged X-Forwarded-For",
   "cross-tenant access by id (IDOR) on every data endpoint",
   "no secrets, keys, codes or bank data in logs (a test scans captured logs)",
+  "security events are audited without secrets",
 ] as const;
 
 interface Proof {
