@@ -218,9 +218,15 @@ test("an owner creates a client, rotates its secret and installs a decryption ke
   // On a phone the log becomes a list of cards: nothing scrolls sideways.
   await page.setViewportSize({ width: 390, height: 844 });
   await expect(rotation).toBeVisible();
-  expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(
-    true,
-  );
+  await expect
+    .poll(() =>
+      page.evaluate(() =>
+        [...document.querySelectorAll("main *")]
+          .filter((element) => element.getBoundingClientRect().right > window.innerWidth + 0.5)
+          .map((element) => `${element.tagName} ${(element.textContent ?? "").slice(0, 40)}`),
+      ),
+    )
+    .toEqual([]);
   await page.setViewportSize({ width: 1280, height: 720 });
 
   // The decryption key: generated here, the key file downloaded, installed through the challenge.
