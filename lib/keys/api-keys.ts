@@ -82,7 +82,7 @@ export async function findActiveApiKey(
 }
 
 /**
- * SPEC 4.4: only a key issued to the authenticated client is affected. The
+ * RFC 7009 §2.1: only a key issued to the authenticated client is affected. The
  * revocation and its audit event commit together.
  */
 export async function revokeClientApiKey(
