@@ -200,6 +200,35 @@ test("an owner creates a client, rotates its secret and installs a decryption ke
   expect(rotated).not.toBe(first);
   await expect(page.getByText(/The previous secret works until/).first()).toBeVisible();
 
+  // The security log shows the rotation just made, by this owner, and never a secret.
+  const log = page.getByTestId("security-log");
+  const rotation = log.getByRole("row").filter({ hasText: "Client secret rotated" });
+  await expect(rotation).toHaveCount(1);
+  await expect(rotation).toContainText(clientId);
+  await expect(rotation).toContainText(ownerEmail);
+  await expect(rotation).toContainText(/127\.0\.0\.1|::1/);
+  const creation = log.getByRole("row").filter({ hasText: "Client created" });
+  await expect(creation.filter({ hasText: clientId })).toContainText(ownerEmail);
+  await expect(log).not.toContainText(first);
+  await expect(log).not.toContainText(rotated);
+  await page.getByLabel("Show").selectOption("client.secret_rotated");
+  await expect(log.getByRole("row")).toHaveCount(2);
+  await page.getByLabel("Show").selectOption("");
+
+  // On a phone the log becomes a list of cards: nothing scrolls sideways.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect(rotation).toBeVisible();
+  await expect
+    .poll(() =>
+      page.evaluate(() =>
+        [...document.querySelectorAll("main *")]
+          .filter((element) => element.getBoundingClientRect().right > window.innerWidth + 0.5)
+          .map((element) => `${element.tagName} ${(element.textContent ?? "").slice(0, 40)}`),
+      ),
+    )
+    .toEqual([]);
+  await page.setViewportSize({ width: 1280, height: 720 });
+
   // The decryption key: generated here, the key file downloaded, installed through the challenge.
   const download = page.waitForEvent("download");
   await page.getByRole("button", { name: "Generate a key in this browser" }).click();

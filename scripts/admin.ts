@@ -45,7 +45,11 @@ function printHelp(argv: readonly string[]): void {
   const found = findCommand(words);
   console.log(
     found
-      ? `usage: npm run admin -- ${found.command.usage}\n\n${found.command.summary}`
+      ? [
+          `usage: npm run admin -- ${found.command.usage}`,
+          found.command.summary,
+          ...(found.command.details ? [found.command.details] : []),
+        ].join("\n\n")
       : usageText(),
   );
 }

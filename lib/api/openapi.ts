@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { getEnv } from "../env";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./data";
+import "../audit/wire";
 import "../oauth/schemas";
 import "../partners/schemas";
 import "./schemas";
@@ -345,6 +346,20 @@ function partnerPaths() {
         "A new secret; the previous one works 24 hours",
         { "200": json(ref("RotatedSecret")), "404": error("not_found") },
         clientId,
+      ),
+    },
+    "/api/partner/audit-events": {
+      get: owner(
+        "The partner's security log, newest first (docs/audit-log.md)",
+        { "200": json(ref("AuditEventPage")), "400": error("invalid_request") },
+        {
+          parameters: [
+            query("type", str, "One event type, e.g. client.secret_rotated"),
+            query("before", str, "The previous page's `next`"),
+            query("limit", { type: "integer", minimum: 1, maximum: 100 }, "Default 50"),
+            query("partner", str, "The partner id, for an owner of several"),
+          ],
+        },
       ),
     },
     "/api/partners/mine/recipient-key": install,

@@ -1,4 +1,5 @@
 import type { LoginChallenge } from "../db/generated/client";
+import { recordSignIn, recordSignInRefusal, type SignInRefusal } from "../audit/sign-in";
 import { db, type Prisma } from "../db/client";
 import { normalizeEmail } from "./email";
 import {
@@ -60,30 +61,53 @@ export async function verifyLoginPin(input: {
 }): Promise<PinVerification> {
   const now = input.now ?? new Date();
   const email = normalizeEmail(input.email);
+  const refused = async <R extends PinVerification>(result: R, refusal: SignInRefusal) => {
+    await recordSignInRefusal({ method: "pin", email, refusal, clientIp: input.clientIp });
+    return result;
+  };
   const challenge = await findNewestOpenChallenge(email, input.browserNonce);
-  if (!challenge || challenge.expiresAt <= now) return { status: "expired" };
+  if (!challenge || challenge.expiresAt <= now) {
+    return refused({ status: "expired" }, { reason: "expired" });
+  }
   const keys = pinBudgetKeys(email, input.clientIp);
   // Refused guesses are answered without waiting for the locks. A pause says
   // more than "locked" (a new mail would not help), so it is answered first.
-  const refused = await pinBudgetRefusal(db(), keys, now);
-  if (refused) return refused;
-  if (challenge.attempts >= MAX_PIN_ATTEMPTS) return { status: "locked" };
+  const paused = await pinBudgetRefusal(db(), keys, now);
+  if (paused) return refused(paused, { reason: paused.status });
+  if (challenge.attempts >= MAX_PIN_ATTEMPTS) {
+    return refused({ status: "locked" }, { reason: "locked" });
+  }
 
-  return db().$transaction(async (tx) => {
-    await lockPinBudget(tx, keys);
-    const refusal = await pinBudgetRefusal(tx, keys, now);
-    if (refusal) return refusal;
-    const attempts = await reservePinAttempt(tx, challenge.id, now);
-    if (attempts === null) return explainClosedPin(tx, challenge.id, now);
-    if (pinMatches(challenge.id, input.pin, challenge.pinHash)) {
-      return (await signIn(tx, challenge, now)) ?? { status: "expired" };
-    }
-    const { closed, addressLeft } = await recordWrongPin(tx, keys, now);
-    if (closed) return closed;
-    const attemptsLeft = Math.min(MAX_PIN_ATTEMPTS - attempts, addressLeft);
-    // The 5th wrong attempt locks the challenge: only a new code can follow.
-    return attemptsLeft > 0 ? { status: "wrong", attemptsLeft } : { status: "locked" };
-  });
+  // The outcome and, for a refusal, what the audit log records after the
+  // transaction (a sign-in is recorded inside it, with the session's start).
+  const outcome = await db().$transaction(
+    async (tx): Promise<[PinVerification, SignInRefusal | null]> => {
+      await lockPinBudget(tx, keys);
+      const refusal = await pinBudgetRefusal(tx, keys, now);
+      if (refusal) return [refusal, { reason: refusal.status }];
+      const attempts = await reservePinAttempt(tx, challenge.id, now);
+      if (attempts === null) {
+        const closed = await explainClosedPin(tx, challenge.id, now);
+        return [closed, { reason: closed.status === "locked" ? "locked" : "expired" }];
+      }
+      if (pinMatches(challenge.id, input.pin, challenge.pinHash)) {
+        const signedIn = await signIn(tx, challenge, now, "pin", input.clientIp);
+        return signedIn ? [signedIn, null] : [{ status: "expired" }, { reason: "expired" }];
+      }
+      const { closed, addressLeft } = await recordWrongPin(tx, keys, now);
+      if (closed) return [closed, { reason: closed.status }];
+      const attemptsLeft = Math.min(MAX_PIN_ATTEMPTS - attempts, addressLeft);
+      // The 5th wrong attempt locks the challenge: only a new code can follow.
+      return attemptsLeft > 0
+        ? [
+            { status: "wrong", attemptsLeft },
+            { reason: "wrong_pin", attemptsLeft },
+          ]
+        : [{ status: "locked" }, { reason: "lock" }];
+    },
+  );
+  const [result, refusal] = outcome;
+  return refusal ? refused(result, refusal) : result;
 }
 
 /** The newest unconsumed challenge of this email requested from this browser. */
@@ -121,7 +145,11 @@ async function reservePinAttempt(tx: Tx, challengeId: string, now: Date): Promis
 }
 
 /** Why a concurrent request closed the challenge under us: still open means out of attempts. */
-async function explainClosedPin(tx: Tx, challengeId: string, now: Date): Promise<PinVerification> {
+async function explainClosedPin(
+  tx: Tx,
+  challengeId: string,
+  now: Date,
+): Promise<{ status: "locked" | "expired" }> {
   const row = await tx.loginChallenge.findUnique({ where: { id: challengeId } });
   if (row && row.consumedAt === null && row.expiresAt > now) return { status: "locked" };
   return { status: "expired" };
@@ -145,17 +173,30 @@ export async function inspectLoginLink(token: string, now = new Date()): Promise
 export async function confirmLoginLink(input: {
   token: string;
   browserNonce: string | null;
+  clientIp?: string | null;
   now?: Date;
 }): Promise<LinkConfirmation> {
   const now = input.now ?? new Date();
   const challenge = await findChallengeByToken(input.token);
-  if (!challenge || linkState(challenge, now) !== "open") return closedLink(challenge, now);
-  if (!isSameBrowser(input.browserNonce, challenge.browserHash)) return { status: "other_browser" };
+  const refused = async <R extends Exclude<LinkConfirmation, SignedIn>>(result: R) => {
+    const email = challenge?.email ?? null;
+    const refusal = { reason: result.status };
+    await recordSignInRefusal({ method: "link", email, refusal, clientIp: input.clientIp });
+    return result;
+  };
+  if (!challenge || linkState(challenge, now) !== "open") {
+    return refused(closedLink(challenge, now));
+  }
+  if (!isSameBrowser(input.browserNonce, challenge.browserHash)) {
+    return refused({ status: "other_browser" });
+  }
 
-  const signedIn = await db().$transaction((tx) => signIn(tx, challenge, now));
+  const signedIn = await db().$transaction((tx) =>
+    signIn(tx, challenge, now, "link", input.clientIp),
+  );
   if (signedIn) return signedIn;
   // Lost the race to a concurrent confirmation (link or PIN), or expired meanwhile.
-  return closedLink(await findChallengeByToken(input.token), now, "used");
+  return refused(closedLink(await findChallengeByToken(input.token), now, "used"));
 }
 
 /** Tokens are 256-bit base64url (43 characters); anything else is not looked up. */
@@ -192,7 +233,13 @@ function closedLink(
  * user in the caller's transaction: the user exists from the first sign-in on,
  * never from a mere request (which would reveal who has an account).
  */
-async function signIn(tx: Tx, challenge: LoginChallenge, now: Date): Promise<SignedIn | null> {
+async function signIn(
+  tx: Tx,
+  challenge: LoginChallenge,
+  now: Date,
+  method: "pin" | "link",
+  clientIp: string | null | undefined,
+): Promise<SignedIn | null> {
   const consumed = await tx.loginChallenge.updateMany({
     where: { id: challenge.id, consumedAt: null, expiresAt: { gt: now } },
     data: { consumedAt: now },
@@ -204,6 +251,13 @@ async function signIn(tx: Tx, challenge: LoginChallenge, now: Date): Promise<Sig
   const user = await tx.user.findUniqueOrThrow({
     where: { email: challenge.email },
     select: { id: true },
+  });
+  await recordSignIn(tx, {
+    userId: user.id,
+    method,
+    inFlow: challenge.flowId !== null,
+    clientIp: clientIp ?? null,
+    at: now,
   });
   return {
     status: "ok" as const,

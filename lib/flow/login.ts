@@ -131,6 +131,7 @@ export async function handleLinkConfirm(request: Request): Promise<Response> {
   const result = await confirmLoginLink({
     token,
     browserNonce: readCookie(request, loginNonceCookieName()),
+    clientIp: clientIpOf(request),
   });
   if (result.status !== "ok") {
     const echoed = token.length <= MAX_ECHOED_LENGTH ? token : "";

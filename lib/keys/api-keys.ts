@@ -1,3 +1,4 @@
+import { recordKeyRevoked } from "../audit/api-keys";
 import { db } from "../db/client";
 import { keyedHash } from "../crypto/keyed-hash";
 import { randomToken } from "../crypto/random";
@@ -83,15 +84,37 @@ export async function findActiveApiKey(
   };
 }
 
-/** SPEC 4.4: only a key issued to the authenticated client is affected. */
+/**
+ * RFC 7009 §2.1: only a key issued to the authenticated client is affected. The
+ * revocation and its audit event commit together.
+ */
 export async function revokeClientApiKey(
   key: string,
   clientId: string,
   now = new Date(),
+  clientIp: string | null = null,
 ): Promise<boolean> {
-  const result = await db().apiKey.updateMany({
-    where: { keyHash: hashApiKey(key), clientId, revokedAt: null },
-    data: { revokedAt: now },
+  return db().$transaction(async (tx) => {
+    const revoked = await tx.apiKey.updateManyAndReturn({
+      where: { keyHash: hashApiKey(key), clientId, revokedAt: null },
+      data: { revokedAt: now },
+      select: {
+        prefix: true,
+        client: { select: { partnerId: true } },
+        tenant: { select: { userId: true } },
+      },
+    });
+    for (const row of revoked) {
+      await recordKeyRevoked(tx, {
+        clientId,
+        partnerId: row.client.partnerId,
+        userId: row.tenant.userId,
+        prefix: row.prefix,
+        clientIp,
+        at: now,
+        reason: "revocation_request",
+      });
+    }
+    return revoked.length > 0;
   });
-  return result.count > 0;
 }

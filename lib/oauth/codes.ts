@@ -1,3 +1,4 @@
+import { recordKeyIssued, recordKeyRevoked } from "../audit/api-keys";
 import { db, type Prisma } from "../db/client";
 import { keyedHash } from "../crypto/keyed-hash";
 import { randomToken } from "../crypto/random";
@@ -54,6 +55,8 @@ export interface Redemption {
   clientId: string;
   /** SPEC 4.3: checked only when sent. */
   redirectUri: string | null;
+  /** The client's address, for the audit log. */
+  clientIp?: string | null;
 }
 
 export interface IssuedKey {
@@ -87,15 +90,29 @@ export async function redeemAuthorizationCode(
       });
       const code = await tx.authorizationCode.findUniqueOrThrow({
         where: { id: found.id },
-        include: { tenant: { select: { subject: true } } },
+        include: {
+          tenant: { select: { subject: true, userId: true } },
+          client: { select: { partnerId: true } },
+        },
       });
+      const audit = {
+        clientId: code.clientId,
+        partnerId: code.client.partnerId,
+        userId: code.tenant.userId,
+        clientIp: request.clientIp ?? null,
+        at: now,
+      };
       if (consumed.count === 0) {
         // SPEC 3.1: a replay revokes the key minted by the first use.
         if (code.consumedAt && code.apiKeyId) {
-          await tx.apiKey.updateMany({
+          const revoked = await tx.apiKey.updateManyAndReturn({
             where: { id: code.apiKeyId, revokedAt: null },
             data: { revokedAt: now },
+            select: { prefix: true },
           });
+          for (const key of revoked) {
+            await recordKeyRevoked(tx, { ...audit, prefix: key.prefix, reason: "code_replay" });
+          }
         }
         return { kind: "refused" as const };
       }
@@ -116,6 +133,7 @@ export async function redeemAuthorizationCode(
         },
       });
       await tx.authorizationCode.update({ where: { id: code.id }, data: { apiKeyId: created.id } });
+      await recordKeyIssued(tx, { ...audit, prefix: created.prefix, scope: code.scope });
       return {
         kind: "issued" as const,
         key: {

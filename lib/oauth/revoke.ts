@@ -1,3 +1,4 @@
+import { clientIpOf } from "../http/client-ip";
 import { revokeClientApiKey } from "../keys/api-keys";
 import { OAuthError } from "./errors";
 import { authenticateClient, readClientCredentials, usesBasicAuth } from "./client-auth";
@@ -36,7 +37,7 @@ export async function handleRevokeRequest(request: Request): Promise<Response> {
     assertNoDuplicates(params);
     const token = optionalParam(params, "token");
     if (token === null) throw new OAuthError("invalid_request", "token is required");
-    await revokeClientApiKey(token, client.id);
+    await revokeClientApiKey(token, client.id, new Date(), clientIpOf(request));
     return new Response(null, { status: 200, headers: { "Cache-Control": "no-store" } });
   } catch (error) {
     return oauthErrorResponse(error, { basic });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { getEnv } from "../env";
+import { clientIpOf } from "../http/client-ip";
 import { OAuthError } from "./errors";
 import {
   assertClientMayObtainKeys,
@@ -108,6 +109,7 @@ export async function handleTokenRequest(request: Request): Promise<Response> {
       codeVerifier,
       clientId: client.id,
       redirectUri: params.redirectUri,
+      clientIp: clientIpOf(request),
     });
     const issuer = getEnv().issuer;
     // SPEC 2.3, with the first-generation fields apiKey, apiBaseUrl and user.

@@ -1,11 +1,20 @@
 import type { z } from "zod";
 import type { ClientWire, NewClientWire, RotatedSecretWire } from "./schemas";
+import { ownerAudit } from "../audit/context";
+import type { AuditContext } from "../audit/events";
 import { db } from "../db/client";
 import { isDatabaseUnavailable } from "../db/faults";
 import { temporarilyUnavailable } from "../http/outage";
 import { errorJson, NO_STORE, privateJson } from "../http/respond";
 import { log } from "../log";
-import { createClient, listClients, rotateClientSecret, type ClientSummary } from "./clients";
+import {
+  createClient,
+  deletePartnerClient,
+  listClients,
+  rotateClientSecret,
+  updatePartnerClient,
+  type ClientSummary,
+} from "./clients";
 import { PartnerError, type PartnerErrorCode } from "./errors";
 import { authenticateOwner } from "./owner-session";
 import { parseRedirectUris, type RedirectUriProblem } from "./redirect-uris";
@@ -187,12 +196,12 @@ function toErrorResponse(error: unknown, path: string): Response {
 async function asOwner(
   request: Request,
   mutation: boolean,
-  operation: (partnerId: string) => Promise<Response>,
+  operation: (partnerId: string, audit: AuditContext) => Promise<Response>,
 ): Promise<Response> {
   try {
     const owner = await authenticateOwner(request, { mutation });
     if (owner instanceof Response) return owner;
-    return await operation(owner.partnerId);
+    return await operation(owner.partnerId, ownerAudit(request, owner));
   } catch (error) {
     return toErrorResponse(error, new URL(request.url).pathname);
   }
@@ -210,15 +219,14 @@ export function handleListClients(request: Request): Promise<Response> {
 
 /** POST /api/partner/clients: the secret is in this answer and nowhere else, ever. */
 export function handleCreateClient(request: Request): Promise<Response> {
-  return asOwner(request, true, async (partnerId) => {
+  return asOwner(request, true, async (partnerId, audit) => {
     const parsed = parseClientMetadata(await readJsonBody(request), "create");
     if (!parsed.ok) return invalidClientMetadata(parsed.violations);
     const { name, redirectUris = [] } = parsed.metadata;
-    const { client, clientSecret } = await createClient({
-      partnerId,
-      redirectUris,
-      ...(name === undefined ? {} : { name }),
-    });
+    const { client, clientSecret } = await createClient(
+      { partnerId, redirectUris, ...(name === undefined ? {} : { name }) },
+      audit,
+    );
     log.info("partner.client_created", { partner_id: partnerId, client_id: client.id });
     return json(
       {
@@ -234,16 +242,12 @@ export function handleCreateClient(request: Request): Promise<Response> {
 
 /** PATCH /api/partner/clients/{clientId}: rename and/or replace the redirect URIs. */
 export function handleUpdateClient(request: Request, clientId: string): Promise<Response> {
-  return asOwner(request, true, async (partnerId) => {
+  return asOwner(request, true, async (partnerId, audit) => {
     if (!(await findOwnedClient(partnerId, clientId))) return clientNotFound();
     const parsed = parseClientMetadata(await readJsonBody(request), "update");
     if (!parsed.ok) return invalidClientMetadata(parsed.violations);
     // Scoped to the partner again: the check above and this write are not one step.
-    const { count } = await db().client.updateMany({
-      where: { id: clientId, partnerId },
-      data: parsed.metadata,
-    });
-    const updated = count === 1 ? await findOwnedClient(partnerId, clientId) : null;
+    const updated = await updatePartnerClient(partnerId, clientId, parsed.metadata, audit);
     if (!updated) return clientNotFound();
     log.info("partner.client_updated", {
       partner_id: partnerId,
@@ -263,9 +267,9 @@ export function handleRotateClientSecret(
   clientId: string,
   now: Date = new Date(),
 ): Promise<Response> {
-  return asOwner(request, true, async (partnerId) => {
+  return asOwner(request, true, async (partnerId, audit) => {
     if (!(await findOwnedClient(partnerId, clientId))) return clientNotFound();
-    const rotated = await rotateClientSecret(clientId, now);
+    const rotated = await rotateClientSecret(clientId, now, audit);
     log.info("partner.client_secret_rotated", { partner_id: partnerId, client_id: clientId });
     return json({
       clientSecret: rotated.clientSecret,
@@ -276,9 +280,8 @@ export function handleRotateClientSecret(
 
 /** DELETE /api/partner/clients/{clientId}: its codes and API keys go with it (onDelete: Cascade). */
 export function handleDeleteClient(request: Request, clientId: string): Promise<Response> {
-  return asOwner(request, true, async (partnerId) => {
-    const { count } = await db().client.deleteMany({ where: { id: clientId, partnerId } });
-    if (count === 0) return clientNotFound();
+  return asOwner(request, true, async (partnerId, audit) => {
+    if (!(await deletePartnerClient(partnerId, clientId, audit))) return clientNotFound();
     log.info("partner.client_deleted", { partner_id: partnerId, client_id: clientId });
     return new Response(null, { status: 204, headers: NO_STORE });
   });

@@ -1,4 +1,12 @@
+import {
+  recordClientCreated,
+  recordClientDeleted,
+  recordRedirectUrisChanged,
+  recordSecretRotated,
+} from "../audit/clients";
+import { type AuditContext, SYSTEM_AUDIT } from "../audit/events";
 import { db, Prisma } from "../db/client";
+import { lockClientRow } from "../db/locks";
 import {
   describeClientIdProblem,
   generateClientId,
@@ -40,9 +48,14 @@ export interface CreateClientInput {
 
 const HOUSE_CLIENT_NAME = "House client";
 
-/** Creates a client; the returned secret is the only time it is ever shown. */
+/**
+ * Creates a client; the returned secret is the only time it is ever shown.
+ * Every change to a client below is recorded in the audit log in the same
+ * transaction, as `audit`'s actor (the service's own when none is given).
+ */
 export async function createClient(
   input: CreateClientInput,
+  audit: AuditContext = SYSTEM_AUDIT,
 ): Promise<{ client: ClientSummary; clientSecret: string }> {
   const redirectUris = assertRedirectUris(input.redirectUris);
   const id = input.id === undefined ? generateClientId() : assertClientIdAllowed(input.id);
@@ -54,14 +67,18 @@ export async function createClient(
   await assertClientIdFree(id);
   const clientSecret = generateClientSecret();
   try {
-    const client = await db().client.create({
-      data: {
-        id,
-        partnerId: partner?.id ?? null,
-        name,
-        redirectUris,
-        secretHash: hashClientSecret(clientSecret),
-      },
+    const client = await db().$transaction(async (tx) => {
+      const created = await tx.client.create({
+        data: {
+          id,
+          partnerId: partner?.id ?? null,
+          name,
+          redirectUris,
+          secretHash: hashClientSecret(clientSecret),
+        },
+      });
+      await recordClientCreated(tx, created, audit);
+      return created;
     });
     return { client: toClientSummary(client), clientSecret };
   } catch (error) {
@@ -77,25 +94,69 @@ export async function createClient(
 export async function rotateClientSecret(
   clientId: string,
   now: Date = new Date(),
+  audit: AuditContext = SYSTEM_AUDIT,
 ): Promise<{ clientId: string; clientSecret: string; previousSecretExpiresAt: Date }> {
   const current = await db().client.findUnique({
     where: { id: clientId },
-    select: { secretHash: true },
+    select: { id: true, partnerId: true, secretHash: true },
   });
   if (!current) throw unknownClient(clientId);
   const clientSecret = generateClientSecret();
   const hashes = toRotatedSecretHashes(current.secretHash, clientSecret, now);
-  const { count } = await db().client.updateMany({
-    where: { id: clientId, secretHash: current.secretHash },
-    data: hashes,
+  await db().$transaction(async (tx) => {
+    const { count } = await tx.client.updateMany({
+      where: { id: clientId, secretHash: current.secretHash },
+      data: hashes,
+    });
+    if (count !== 1) {
+      throw new PartnerError(
+        "conflict",
+        `the secret of client ${clientId} changed during the rotation; try again`,
+      );
+    }
+    await recordSecretRotated(tx, current, hashes.previousSecretExpiresAt, audit);
   });
-  if (count !== 1) {
-    throw new PartnerError(
-      "conflict",
-      `the secret of client ${clientId} changed during the rotation; try again`,
-    );
-  }
   return { clientId, clientSecret, previousSecretExpiresAt: hashes.previousSecretExpiresAt };
+}
+
+/**
+ * Renames a partner's client and/or replaces its redirect URIs (already
+ * checked); null when the client is not that partner's.
+ */
+export async function updatePartnerClient(
+  partnerId: string,
+  clientId: string,
+  changes: { name?: string; redirectUris?: string[] },
+  audit: AuditContext,
+): Promise<ClientSummary | null> {
+  return db().$transaction(async (tx) => {
+    if (!(await lockClientRow(tx, clientId))) return null;
+    const before = await tx.client.findFirst({ where: { id: clientId, partnerId } });
+    if (!before) return null;
+    const updated = await tx.client.update({ where: { id: clientId }, data: changes });
+    await recordRedirectUrisChanged(tx, updated, before.redirectUris, updated.redirectUris, audit);
+    return toClientSummary(updated);
+  });
+}
+
+/** Deletes a partner's client (its codes and API keys go with it); false when it is not that partner's. */
+export async function deletePartnerClient(
+  partnerId: string,
+  clientId: string,
+  audit: AuditContext,
+): Promise<boolean> {
+  return db().$transaction(async (tx) => {
+    const client = await tx.client.findFirst({
+      where: { id: clientId, partnerId },
+      select: { id: true, partnerId: true, name: true },
+    });
+    if (!client) return false;
+    // A concurrent delete that won answers 0 here: exactly one of them records the event.
+    const { count } = await tx.client.deleteMany({ where: { id: clientId, partnerId } });
+    if (count === 0) return false;
+    await recordClientDeleted(tx, client, audit);
+    return true;
+  });
 }
 
 /** The clients of a partner, or the house clients when `partnerId` is null. */

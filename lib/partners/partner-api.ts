@@ -1,11 +1,13 @@
 import type { z } from "zod";
 import type { ClientBrandingWire, PartnerWire } from "./schemas";
+import { ownerAudit } from "../audit/context";
 import { db } from "../db/client";
 import { answeringOutages, temporarilyUnavailable } from "../http/outage";
 import { jsonResponse, privateJson } from "../http/respond";
 import { log } from "../log";
 import { parseBrandingRecord, type BrandingRecord } from "./branding-record";
 import { readableTextOn } from "./branding";
+import { updateBranding } from "./branding-changes";
 import { fetchLogo, LOGO_MAX_BYTES, LogoError, type LogoContentType } from "./logo-fetch";
 import { logoPath, storeLogo } from "./logos";
 import { authenticateOwner } from "./owner-session";
@@ -123,11 +125,11 @@ export const handlePutBranding = answeringOutages(async (request: Request): Prom
     log.info("partner.logo_refused", { partner_id: partner.id, code: error.code });
     return invalidBranding([{ field: "logoUrl", message: `logoUrl: ${error.message}` }]);
   }
-  const updated = await db().partner.update({
-    where: { id: partner.id },
-    data: { ...fields, ...logo },
-    include: { logo: { select: { contentType: true } } },
-  });
+  const updated = await updateBranding(
+    partner.id,
+    { ...fields, ...logo },
+    ownerAudit(request, owner),
+  );
   return privateJson(toPartnerWire(updated));
 }, temporarilyUnavailable);
 
@@ -158,11 +160,11 @@ export const handleLogoUpload = answeringOutages(async (request: Request): Promi
     if (!(error instanceof LogoError)) throw error;
     return invalidBranding([{ field: "logo", message: `logo: ${error.message}` }]);
   }
-  const updated = await db().partner.update({
-    where: { id: owner.partnerId },
-    data: { logoHash: stored.hash, logoSourceUrl: null },
-    include: { logo: { select: { contentType: true } } },
-  });
+  const updated = await updateBranding(
+    owner.partnerId,
+    { logoHash: stored.hash, logoSourceUrl: null },
+    ownerAudit(request, owner),
+  );
   return privateJson(toPartnerWire(updated));
 }, temporarilyUnavailable);
 

@@ -1,3 +1,5 @@
+import { type AuditContext, SYSTEM_AUDIT } from "../audit/events";
+import { recordOwnerAdded, recordPartnerCreated, recordPartnerStatus } from "../audit/partners";
 import { emailSchema } from "../auth/email";
 import { db, Prisma } from "../db/client";
 import type { PartnerStatus } from "../db/generated/client";
@@ -26,20 +28,29 @@ const summaryInclude = {
   _count: { select: { clients: true } },
 } as const;
 
-export async function createPartner(input: {
-  name: string;
-  ownerEmail: string;
-}): Promise<PartnerSummary> {
+/**
+ * Creates a partner with its first owner. This and the status and owner
+ * changes below are recorded in the audit log in the same transaction, as
+ * `audit`'s actor (the service's own when none is given).
+ */
+export async function createPartner(
+  input: { name: string; ownerEmail: string },
+  audit: AuditContext = SYSTEM_AUDIT,
+): Promise<PartnerSummary> {
   const name = parseName(input.name, "partner");
   const email = parseOwnerEmail(input.ownerEmail);
-  const partner = await db().partner.create({
-    data: {
-      name,
-      owners: {
-        create: { user: { connectOrCreate: { where: { email }, create: { email } } } },
+  const partner = await db().$transaction(async (tx) => {
+    const created = await tx.partner.create({
+      data: {
+        name,
+        owners: {
+          create: { user: { connectOrCreate: { where: { email }, create: { email } } } },
+        },
       },
-    },
-    include: summaryInclude,
+      include: summaryInclude,
+    });
+    await recordPartnerCreated(tx, { id: created.id, name, ownerEmail: email }, audit);
+    return created;
   });
   return toPartnerSummary(partner);
 }
@@ -75,8 +86,18 @@ export async function setRegisteredDomain(
 export async function setPartnerStatus(
   partnerId: string,
   status: PartnerStatus,
+  audit: AuditContext = SYSTEM_AUDIT,
 ): Promise<PartnerSummary> {
-  return updatePartner(partnerId, { status });
+  if (!isUuid(partnerId)) throw unknownPartner(partnerId);
+  await db().$transaction(async (tx) => {
+    // Conditional on the other status, so only a real change is recorded, once.
+    const { count } = await tx.partner.updateMany({
+      where: { id: partnerId, status: { not: status } },
+      data: { status },
+    });
+    if (count === 1) await recordPartnerStatus(tx, partnerId, status, audit);
+  });
+  return assertPartnerSummary(partnerId);
 }
 
 /**
@@ -88,6 +109,7 @@ export async function setPartnerStatus(
 export async function addPartnerOwner(
   partnerId: string,
   rawEmail: string,
+  audit: AuditContext = SYSTEM_AUDIT,
 ): Promise<{ partner: PartnerSummary; ownerEmail: string; added: boolean }> {
   const email = parseOwnerEmail(rawEmail);
   const { id } = await assertPartnerExists(partnerId);
@@ -99,6 +121,9 @@ export async function addPartnerOwner(
         data: [{ partnerId: id, userId: user.id }],
         skipDuplicates: true,
       });
+      if (count === 1) {
+        await recordOwnerAdded(tx, { partnerId: id, userId: user.id, email }, audit);
+      }
       return count === 1;
     });
     return { partner: await assertPartnerSummary(id), ownerEmail: email, added };

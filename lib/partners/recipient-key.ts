@@ -9,10 +9,11 @@ import {
   sealJson,
 } from "../crypto/envelope";
 import { keyedHash } from "../crypto/keyed-hash";
-import { db } from "../db/client";
+import { ownerAudit } from "../audit/context";
+import type { AuditContext } from "../audit/events";
 import { errorJson, privateJson } from "../http/respond";
-import { log } from "../log";
 import { authenticateOwner } from "./owner-session";
+import { installRecipientKey } from "./recipient-key-install";
 import { answeringOutages, temporarilyUnavailable } from "../http/outage";
 import { BodyTooLargeError, readBodyText } from "../http/body-limits";
 
@@ -171,12 +172,12 @@ async function parseJsonBody<T>(request: Request, schema: z.ZodType<T>): Promise
 const asOwner = answeringOutages(
   async (
     request: Request,
-    operation: (partnerId: string) => Promise<Response>,
+    operation: (partnerId: string, audit: AuditContext) => Promise<Response>,
   ): Promise<Response> => {
     const owner = await authenticateOwner(request, { mutation: true });
     if (owner instanceof Response) return owner;
     try {
-      return await operation(owner.partnerId);
+      return await operation(owner.partnerId, ownerAudit(request, owner));
     } catch (error) {
       if (error instanceof RecipientKeyError) return refusal(error);
       throw error;
@@ -220,38 +221,14 @@ export function handleInstallRecipientKey(
   request: Request,
   { now = () => new Date() }: Clock = {},
 ): Promise<Response> {
-  return asOwner(request, async (partnerId) => {
+  return asOwner(request, async (partnerId, audit) => {
     const body = await parseJsonBody(request, installBodySchema);
     const publicKey = parsePublicKey(body.publicKey);
     const at = now();
     assertChallengeAnswer(partnerId, publicKey, body.challengeAnswer, at);
-    const partner = await db().partner.findUnique({
-      where: { id: partnerId },
-      select: {
-        recipientPublicKey: true,
-        recipientKeyFingerprint: true,
-        recipientKeyInstalledAt: true,
-      },
-    });
-    if (!partner) throw new RecipientKeyError("not_found", "no such partner");
     const fingerprint = recipientKeyFingerprint(publicKey);
-    // A replayed answer for the key already installed changes nothing.
-    if (partner.recipientPublicKey === publicKey && partner.recipientKeyInstalledAt) {
-      return installedResponse(fingerprint, partner.recipientKeyInstalledAt);
-    }
-    await db().partner.update({
-      where: { id: partnerId },
-      data: {
-        recipientPublicKey: publicKey,
-        recipientKeyFingerprint: fingerprint,
-        recipientKeyInstalledAt: at,
-      },
-    });
-    log.info("partner.recipient_key_installed", {
-      partner_id: partnerId,
-      fingerprint,
-      replaced_fingerprint: partner.recipientKeyFingerprint,
-    });
-    return installedResponse(fingerprint, at);
+    const installedAt = await installRecipientKey(partnerId, { publicKey, fingerprint }, at, audit);
+    if (!installedAt) throw new RecipientKeyError("not_found", "no such partner");
+    return installedResponse(fingerprint, installedAt);
   });
 }

@@ -14,6 +14,7 @@ import {
 } from "../../lib/partners/partners";
 import { normalizeEmail } from "../../lib/auth/email";
 import { findLastMessage, MailError } from "../../lib/mail";
+import { AUDIT_COMMANDS, operatorAudit } from "./audit-commands";
 import {
   optionalString,
   requireList,
@@ -34,6 +35,8 @@ export interface Command {
   name: string;
   usage: string;
   summary: string;
+  /** More help, shown by `help <command>` after the summary. */
+  details?: string;
   options: OptionsConfig;
   run(values: OptionValues): Promise<unknown>;
 }
@@ -45,10 +48,10 @@ export const COMMANDS: readonly Command[] = [
     summary: "create a partner owned by the user with that email (created if new)",
     options: { name: { type: "string" }, "owner-email": { type: "string" } },
     async run(values) {
-      const partner = await createPartner({
-        name: requireString(values, "name"),
-        ownerEmail: requireString(values, "owner-email"),
-      });
+      const partner = await createPartner(
+        { name: requireString(values, "name"), ownerEmail: requireString(values, "owner-email") },
+        operatorAudit(),
+      );
       return toPartnerOutput(partner);
     },
   },
@@ -88,7 +91,8 @@ export const COMMANDS: readonly Command[] = [
     summary: "suspend a partner: its authorizations answer temporarily_unavailable (CONTRACT §3)",
     options: { partner: { type: "string" } },
     async run(values) {
-      return toPartnerOutput(await setPartnerStatus(requireString(values, "partner"), "suspended"));
+      const partnerId = requireString(values, "partner");
+      return toPartnerOutput(await setPartnerStatus(partnerId, "suspended", operatorAudit()));
     },
   },
   {
@@ -97,7 +101,8 @@ export const COMMANDS: readonly Command[] = [
     summary: "make a suspended partner active again",
     options: { partner: { type: "string" } },
     async run(values) {
-      return toPartnerOutput(await setPartnerStatus(requireString(values, "partner"), "active"));
+      const partnerId = requireString(values, "partner");
+      return toPartnerOutput(await setPartnerStatus(partnerId, "active", operatorAudit()));
     },
   },
   {
@@ -109,6 +114,7 @@ export const COMMANDS: readonly Command[] = [
       const { partner, ownerEmail, added } = await addPartnerOwner(
         requireString(values, "partner"),
         requireString(values, "email"),
+        operatorAudit(),
       );
       return { ...toPartnerOutput(partner), owner_email: ownerEmail, owner_added: added };
     },
@@ -125,12 +131,15 @@ export const COMMANDS: readonly Command[] = [
       id: { type: "string" },
     },
     async run(values) {
-      const { client, clientSecret } = await createClient({
-        partnerId: optionalString(values, "partner") ?? null,
-        redirectUris: requireList(values, "redirect-uri"),
-        name: optionalString(values, "name"),
-        id: optionalString(values, "id"),
-      });
+      const { client, clientSecret } = await createClient(
+        {
+          partnerId: optionalString(values, "partner") ?? null,
+          redirectUris: requireList(values, "redirect-uri"),
+          name: optionalString(values, "name"),
+          id: optionalString(values, "id"),
+        },
+        operatorAudit(),
+      );
       return {
         client_id: client.id,
         client_secret: clientSecret,
@@ -145,7 +154,8 @@ export const COMMANDS: readonly Command[] = [
     summary: "issue a new secret; the previous one keeps working for 24 hours (SPEC 5.2)",
     options: { client: { type: "string" } },
     async run(values) {
-      const rotated = await rotateClientSecret(requireString(values, "client"), new Date());
+      const clientId = requireString(values, "client");
+      const rotated = await rotateClientSecret(clientId, new Date(), operatorAudit());
       return {
         client_id: rotated.clientId,
         client_secret: rotated.clientSecret,
@@ -182,6 +192,7 @@ export const COMMANDS: readonly Command[] = [
       return { ...message, sentAt: message.sentAt.toISOString() };
     },
   },
+  ...AUDIT_COMMANDS,
 ];
 
 function toPartnerOutput(partner: PartnerSummary) {

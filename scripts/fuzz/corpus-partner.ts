@@ -129,6 +129,27 @@ export const PARTNER_GENERATORS: Generator[] = [
     }),
     ownerMutations,
   ),
+  define(
+    { name: "/api/partner/audit-events", family: "partner", methods: EVERY },
+    (rng, ctx) => ({
+      method: "GET",
+      path: "/api/partner/audit-events",
+      headers: ownerHeaders(ctx),
+      query: rng.pick<[string, string][]>([
+        [],
+        [["type", "client.secret_rotated"]],
+        [["type", "sign_in.succeeded"]],
+        [["limit", String(rng.int(0, 200))]],
+        [["limit", "1e2"]],
+        [["before", rng.pick(["", "x", "MjAyNi0wMS0wMVQwMDowMDowMC4wMDBafG5vcGU"])]],
+        [
+          ["type", "api_key.issued"],
+          ["type", "api_key.revoked"],
+        ],
+      ]),
+    }),
+    ownerMutations,
+  ),
   owned("/api/partner/clients", "GET", () => "/api/partner/clients"),
   owned(
     "/api/partner/clients",

@@ -41,6 +41,7 @@ const CHECKLIST_ITEMS = [
   "the demo keeps no user keys server-side",
   "exhausted connection pool answers 503, never 500",
   "syncs cannot starve sign-in, block the server or half-write (budget, deadline, size caps)",
+  "security events are audited without secrets",
 ] as const;
 
 interface Proof {

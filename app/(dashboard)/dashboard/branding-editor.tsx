@@ -4,6 +4,7 @@ import { useTranslations } from "next-intl";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import type { BrandingRecord } from "@/lib/partners/branding-record";
 import { readableTextOn } from "@/lib/partners/contrast";
+import { announceChange } from "./changes";
 
 type Branding = BrandingRecord;
 type Field = keyof Branding;
@@ -48,6 +49,7 @@ export function BrandingEditor(props: {
       setDraft(toDraft(body.branding));
       setViolations([]);
       setStatus("saved");
+      announceChange();
     } else {
       setViolations(body.violations ?? [{ field: "body", message: t("saveFailed") }]);
       setStatus("failed");

@@ -2,6 +2,7 @@
 
 import { useTranslations } from "next-intl";
 import { useState, type FormEvent } from "react";
+import { announceChange } from "./changes";
 
 type Client = {
   clientId: string;
@@ -42,6 +43,7 @@ export function ClientsPanel(props: { partnerId: string; csrf: string; initial: 
   }
 
   async function reload() {
+    announceChange();
     const { ok, json } = await call("", "GET");
     if (ok) setClients(json as Client[]);
   }

@@ -2,6 +2,7 @@ import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import { getTranslations } from "next-intl/server";
 import { SignOutForm } from "@/app/_components/sign-out-form";
+import { PARTNER_VISIBLE_TYPES } from "@/lib/audit/events";
 import { findSessionUser, sessionCookieName } from "@/lib/auth/sessions";
 import { SIGNED_OUT_FROM_DASHBOARD } from "@/lib/flow/sign-out";
 import { ownedPartners, sessionCsrfToken } from "@/lib/partners/owner-session";
@@ -10,6 +11,7 @@ import { listPartnerClients } from "@/lib/partners/client-api";
 import { BrandingEditor } from "./branding-editor";
 import { ClientsPanel } from "./clients-panel";
 import { RecipientKeyPanel } from "./recipient-key-panel";
+import { SecurityLog } from "./security-log";
 
 /**
  * The partner dashboard (issue: partners manage themselves): signed in with
@@ -82,6 +84,7 @@ export default async function DashboardPage({
         csrf={sessionCsrfToken(user)}
         fingerprint={partner.recipientKeyFingerprint}
       />
+      <SecurityLog partnerId={partner.id} types={PARTNER_VISIBLE_TYPES} />
     </main>
   );
 }

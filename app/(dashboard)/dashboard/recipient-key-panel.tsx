@@ -4,6 +4,7 @@ import { useTranslations } from "next-intl";
 import { useState, type FormEvent } from "react";
 import { openEnvelopeInBrowser } from "@/lib/keys/browser-envelope";
 import { generateUserKey } from "@/lib/keys/browser-key";
+import { announceChange } from "./changes";
 
 type Challenge = { fingerprint: string; envelope: string };
 
@@ -62,6 +63,7 @@ export function RecipientKeyPanel(props: {
         challengeAnswer: nonce,
       });
       setFingerprint(installed.fingerprint ?? null);
+      announceChange();
     });
 
   const askChallenge = (event: FormEvent<HTMLFormElement>) => {
@@ -83,6 +85,7 @@ export function RecipientKeyPanel(props: {
       });
       setFingerprint(installed.fingerprint ?? null);
       setChallenge(null);
+      announceChange();
     });
   };
 

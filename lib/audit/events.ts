@@ -1,0 +1,149 @@
+import { z } from "zod";
+import { BRANDING_FIELDS } from "../partners/branding-record";
+
+/**
+ * The security events the service records (docs/audit-log.md), as data: each
+ * type names the strict schema of its `subject` and `details`, and whether a
+ * partner's owners may read it. Every string an event may carry has a fixed,
+ * non-secret shape (ids, a key's 12-character shown prefix, a fingerprint,
+ * field names) or is something the partner itself typed and reads anyway
+ * (client names, redirect URIs, an owner's email). Strict objects refuse any
+ * other field, so a careless call site cannot slip a secret, key, code or PIN
+ * into the log: the write fails instead.
+ */
+
+/** `ebk_` and the next 8 characters: what lib/keys/api-keys.ts shows of a key, never more. */
+const keyPrefix = z.string().regex(/^ebk_[A-Za-z0-9_-]{8}$/);
+const fingerprint = z.string().regex(/^[0-9a-f]{16}$/);
+/** Partner-typed text, bounded like the inputs it comes from. */
+const label = z.string().max(200);
+const redirectUris = z.array(z.string().max(2048)).max(10);
+
+const signInMethod = z.enum(["pin", "link"]);
+const none = z.null();
+
+/** Why a sign-in was refused: the screens' own outcomes. */
+export const SIGN_IN_REFUSALS = [
+  "wrong_pin",
+  "locked",
+  "expired",
+  "used",
+  "unknown",
+  "other_browser",
+  // The address's PIN guess budget closed its codes, or its client address
+  // made too many wrong guesses (docs/sign-in-limits.md).
+  "pin_closed",
+  "too_many_failures",
+] as const;
+
+export const API_KEY_REVOCATIONS = ["revocation_request", "code_replay"] as const;
+
+export const AUDIT_EVENTS = {
+  "sign_in.succeeded": {
+    partnerVisible: false,
+    subject: none,
+    details: z.strictObject({ method: signInMethod, inFlow: z.boolean() }),
+  },
+  "sign_in.failed": {
+    partnerVisible: false,
+    subject: none,
+    details: z.strictObject({
+      method: signInMethod,
+      reason: z.enum(SIGN_IN_REFUSALS),
+      attemptsLeft: z.int().min(0).max(5).optional(),
+    }),
+  },
+  /** The wrong PIN that used up the last attempt: only a new code can follow. */
+  "sign_in.locked": {
+    partnerVisible: false,
+    subject: none,
+    details: z.strictObject({ method: z.literal("pin") }),
+  },
+  "api_key.issued": {
+    partnerVisible: true,
+    subject: keyPrefix,
+    details: z.strictObject({ scope: z.string().max(200) }),
+  },
+  "api_key.revoked": {
+    partnerVisible: true,
+    subject: keyPrefix,
+    details: z.strictObject({ reason: z.enum(API_KEY_REVOCATIONS) }),
+  },
+  "client.created": {
+    partnerVisible: true,
+    subject: none,
+    details: z.strictObject({ name: label, redirectUris }),
+  },
+  "client.deleted": {
+    partnerVisible: true,
+    subject: none,
+    details: z.strictObject({ name: label }),
+  },
+  "client.secret_rotated": {
+    partnerVisible: true,
+    subject: none,
+    details: z.strictObject({ previousSecretExpiresAt: z.iso.datetime() }),
+  },
+  "client.redirect_uris_changed": {
+    partnerVisible: true,
+    subject: none,
+    details: z.strictObject({ added: redirectUris, removed: redirectUris }),
+  },
+  "partner.created": {
+    partnerVisible: true,
+    subject: none,
+    details: z.strictObject({ name: label, ownerEmail: z.email() }),
+  },
+  "partner.branding_changed": {
+    partnerVisible: true,
+    subject: none,
+    details: z.strictObject({ fields: z.array(z.enum(BRANDING_FIELDS)).min(1) }),
+  },
+  "partner.recipient_key_installed": {
+    partnerVisible: true,
+    subject: none,
+    details: z.strictObject({ fingerprint, previousFingerprint: fingerprint.nullable() }),
+  },
+  "partner.suspended": { partnerVisible: true, subject: none, details: z.strictObject({}) },
+  "partner.resumed": { partnerVisible: true, subject: none, details: z.strictObject({}) },
+  "partner.owner_added": {
+    partnerVisible: true,
+    subject: none,
+    details: z.strictObject({ email: z.email() }),
+  },
+} as const satisfies Record<
+  string,
+  { partnerVisible: boolean; subject: z.ZodType<string | null>; details: z.ZodType<object> }
+>;
+
+export type AuditEventType = keyof typeof AUDIT_EVENTS;
+
+export const AUDIT_EVENT_TYPES = Object.keys(AUDIT_EVENTS) as AuditEventType[];
+
+/** The types a partner's owners see on the dashboard (sign-ins are never among them). */
+export const PARTNER_VISIBLE_TYPES = AUDIT_EVENT_TYPES.filter(
+  (type) => AUDIT_EVENTS[type].partnerVisible,
+);
+
+export const isAuditEventType = (value: string): value is AuditEventType =>
+  Object.hasOwn(AUDIT_EVENTS, value);
+
+export type AuditDetails<T extends AuditEventType> = z.infer<(typeof AUDIT_EVENTS)[T]["details"]>;
+export type AuditSubject<T extends AuditEventType> = z.infer<(typeof AUDIT_EVENTS)[T]["subject"]>;
+
+export type AuditActor =
+  | { kind: "user"; id: string }
+  | { kind: "client"; id: string }
+  | { kind: "operator"; id: string }
+  | { kind: "system" }
+  | { kind: "anonymous" };
+
+/** Who acted and from where: what every audited operation is handed by its caller. */
+export interface AuditContext {
+  actor: AuditActor;
+  /** The client address (lib/http/client-ip.ts); null outside HTTP. */
+  clientIp: string | null;
+}
+
+/** Changes made by the service itself (seed, fixtures): still recorded, as the system's. */
+export const SYSTEM_AUDIT: AuditContext = { actor: { kind: "system" }, clientIp: null };

@@ -1,0 +1,48 @@
+import type { AuditContext } from "../audit/events";
+import { recordBrandingChanged } from "../audit/partners";
+import { db, type Prisma } from "../db/client";
+import { lockPartnerRow } from "../db/locks";
+import { BRANDING_FIELDS, type BrandingField } from "./branding-record";
+import { unknownPartner } from "./partners";
+
+/**
+ * Writes branding columns and records which branding fields changed, in one
+ * transaction (docs/audit-log.md). The logo counts as `logoUrl`, whether it
+ * was uploaded or fetched.
+ */
+
+type BrandingColumns = {
+  displayName: string | null;
+  logoHash: string | null;
+  logoSourceUrl: string | null;
+  accentColor: string | null;
+  supportUrl: string | null;
+  termsUrl: string | null;
+  privacyUrl: string | null;
+  purpose: string | null;
+  defaultLanguage: string | null;
+};
+
+const valueOf = (partner: BrandingColumns, field: BrandingField): string | null =>
+  field === "logoUrl" ? `${partner.logoHash ?? ""} ${partner.logoSourceUrl ?? ""}` : partner[field];
+
+export async function updateBranding(
+  partnerId: string,
+  data: Partial<BrandingColumns>,
+  audit: AuditContext,
+) {
+  return db().$transaction(async (tx: Prisma.TransactionClient) => {
+    if (!(await lockPartnerRow(tx, partnerId))) throw unknownPartner(partnerId);
+    const before = await tx.partner.findUniqueOrThrow({ where: { id: partnerId } });
+    const updated = await tx.partner.update({
+      where: { id: partnerId },
+      data,
+      include: { logo: { select: { contentType: true } } },
+    });
+    const changed = BRANDING_FIELDS.filter(
+      (field) => valueOf(before, field) !== valueOf(updated, field),
+    );
+    await recordBrandingChanged(tx, partnerId, changed, audit);
+    return updated;
+  });
+}
