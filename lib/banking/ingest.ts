@@ -124,11 +124,29 @@ export async function writeAccountData(
  */
 export const TRANSACTION_OPTIONS = { timeout: 60_000 };
 
+/**
+ * Locks the tenant row and checks it is still sealed to `sealingKey`: a user
+ * who started over with a new key in the meantime (lib/banking/start-over.ts)
+ * must not get data sealed to the key they lost.
+ */
+async function assertStillSealedTo(
+  tx: Prisma.TransactionClient,
+  tenantId: string,
+  sealingKey: string,
+): Promise<void> {
+  const locked = await tx.tenant.updateMany({
+    where: { id: tenantId, sealingKey },
+    data: { sealingKey },
+  });
+  if (locked.count !== 1) throw new Error("the tenant's sealing key changed");
+}
+
 export async function storeBankSession(input: StoreInput): Promise<StoredSession> {
   const { tenantId, sealingKey, session } = input;
   const now = input.now ?? new Date();
   const fetched = await fetchSession(input.upstream, session, now);
   return db().$transaction(async (tx) => {
+    await assertStillSealedTo(tx, tenantId, sealingKey);
     const connection = await tx.connection.create({
       data: { tenantId, ...sessionColumns(input, now) },
     });
@@ -161,6 +179,7 @@ export async function renewBankSession(
   const now = input.now ?? new Date();
   const fetched = await fetchSession(input.upstream, session, now);
   return db().$transaction(async (tx) => {
+    await assertStillSealedTo(tx, tenantId, sealingKey);
     await tx.connection.update({
       where: { id: connectionId, tenantId },
       data: { ...sessionColumns(input, now), status: "Active" },
