@@ -35,6 +35,10 @@ const CHECKLIST_ITEMS = [
   "oversize request bodies refused with 413 before any handler runs, never acted on in part",
   "SSRF: IPv6 addresses carrying an IPv4 address (NAT64, 6to4, Teredo, IPv4-compatible, IPv4-mapped)",
   "data sealed to a user's key stays openable after the partner installs a recipient key",
+  "a user's key backup is encrypted; the plaintext key only as an explicit developer export",
+  "key setup is not left without a saved backup, and a reload or Back never loses a key the browser holds",
+  "starting over with a new key leaves nothing sealed to the old key and revokes the API keys that read it",
+  "the unlocked key stays with one tab and is forgotten once the relay is posted",
 ] as const;
 
 interface Proof {
