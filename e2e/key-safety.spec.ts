@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { generateKeyPair, openJson } from "../lib/crypto/envelope";
 import { db } from "../lib/db/client";
@@ -39,6 +40,19 @@ const partnerApp = partnerAppForSpec();
 const alert = (page: Page) => page.locator("main [role=alert]");
 
 const readBackup = (path: string) => readFileSync(path, "utf8");
+
+/** axe finds nothing serious or critical on the screen as it is now. */
+async function expectAccessible(page: Page) {
+  const results = await new AxeBuilder({ page }).analyze();
+  const serious = results.violations.filter(
+    (violation) => violation.impact === "serious" || violation.impact === "critical",
+  );
+  expect(
+    serious.map(
+      (violation) => `${violation.id}: ${violation.nodes.map((n) => n.target).join(", ")}`,
+    ),
+  ).toEqual([]);
+}
 
 async function registeredKey(email: string): Promise<string | null> {
   connectJourneyDatabase();
@@ -102,6 +116,7 @@ test("setup resumes after a reload or Back at every step and is not left without
   await page.locator("#confirm").fill("short");
   await page.locator('form button.button[type="submit"]').click();
   await expect(alert(page)).toBeFocused();
+  await expectAccessible(page);
 
   recordSecret("passphrase", PASSPHRASE);
   await page.locator("#passphrase").fill(PASSPHRASE);
@@ -117,6 +132,7 @@ test("setup resumes after a reload or Back at every step and is not left without
   await page.reload();
   const backup = JSON.parse(readBackup(await downloadBackup(page))) as KeyBackup;
   await expect(page.locator("#saved")).toBeVisible();
+  await expectAccessible(page);
 
   // Back and Forward: still the backup step, the download remembered.
   await page.goBack();
@@ -148,6 +164,7 @@ test("setup resumes after a reload or Back at every step and is not left without
     page.getByRole("heading", { name: "Your key is ready in this browser" }),
   ).toBeVisible({ timeout: 30_000 });
   await expect(page.locator("#backup")).toHaveCount(0);
+  await expectAccessible(page);
   await page.getByRole("link", { name: "Continue" }).click();
 
   const relay = partnerApp().nextRelay();
@@ -217,6 +234,7 @@ test("the backup is encrypted: a wrong passphrase or another key's backup is ref
   await device.locator('form button.button[type="submit"]').click();
   await expect(alert(device)).toBeFocused({ timeout: 30_000 });
   await expect(alert(device)).toContainText("does not open");
+  await expectAccessible(device);
   connectJourneyDatabase();
   const user = await db().user.findUniqueOrThrow({ where: { email } });
   expect(await browserKeys(device, user.id)).toEqual({ installed: null, pending: null });
@@ -245,6 +263,7 @@ test("consent asks for no passphrase in the tab that set the key up, and asks in
   await connectSandboxBank(page);
   await expect(page).toHaveURL(/\/consent$/);
   await expect(page.locator("form.key-unlock")).toContainText("already unlocked in this tab");
+  await expectAccessible(page);
 
   const tab = await context.newPage();
   await tab.goto("/consent");
@@ -254,6 +273,7 @@ test("consent asks for no passphrase in the tab that set the key up, and asks in
   await tab.locator('form.key-unlock button.button[type="submit"]').click();
   await expect(alert(tab)).toBeFocused({ timeout: 30_000 });
   await expect(tab.locator('a[href="/setup?start-over=1"]')).toBeVisible();
+  await expectAccessible(tab);
   await tab.close();
 
   const relay = partnerApp().nextRelay();
@@ -303,6 +323,7 @@ test("a lost key: starting over deletes the old data and revokes its key; new da
   await device.locator("#confirm").fill("a brand new passphrase");
   await device.getByRole("button", { name: "Make a new key" }).click();
   await expect(alert(device)).toBeFocused();
+  await expectAccessible(device);
   await device.locator("#word").fill("Start Over");
   recordSecret("passphrase", "a brand new passphrase");
   await device.getByRole("button", { name: "Make a new key" }).click();
@@ -363,6 +384,7 @@ test("the developer export is offered only behind a warning and a second click",
   await expect(exportButton).toBeHidden();
   await page.getByText("For developers: export the key unencrypted").click();
   await expect(page.locator(".key-setup-warning")).toContainText("plain form");
+  await expectAccessible(page);
   const download = page.waitForEvent("download");
   await exportButton.click();
   const bundle = JSON.parse(readBackup((await (await download).path()) ?? "")) as {
