@@ -3,9 +3,9 @@ import { db } from "../lib/db/client";
 import { openStoredOrNull } from "../lib/demo/secrets";
 import { connectJourneyDatabase } from "./support/database";
 import {
+  approveWithKey,
   connectSandboxBank,
   createKey,
-  PASSPHRASE,
   signInByLink,
   uniqueEmail,
 } from "./support/journey";
@@ -49,9 +49,7 @@ test("a newcomer tries the demo partner: connect, decrypted accounts, sync, revo
   await signInByLink(page, email);
   await createKey(page);
   await connectSandboxBank(page);
-  await expect(page).toHaveURL(/\/consent$/);
-  await page.locator("#passphrase").fill(PASSPHRASE);
-  await page.locator('form button.button[type="submit"]').click();
+  await approveWithKey(page);
 
   // The relay POSTs to /demo/callback, which exchanges the code and sends the browser to /demo.
   await expect(page).toHaveURL(/\/demo$/, { timeout: 30_000 });

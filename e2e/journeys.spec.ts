@@ -1,11 +1,11 @@
 import { expect, test, type Locator, type Page } from "@playwright/test";
 import { generateKeyPair, openJson } from "../lib/crypto/envelope";
-import { createBrowserSession } from "../lib/auth/sessions";
 import { keyedHash } from "../lib/crypto/keyed-hash";
 import { db } from "../lib/db/client";
 import { findSandboxAccount, toUpstreamAccount } from "../lib/upstream/sandbox/accounts";
 import { connectJourneyDatabase } from "./support/database";
 import {
+  approveWithKey,
   authorizePath,
   connectSandboxBank,
   createJourneyClient,
@@ -16,6 +16,7 @@ import {
   PASSPHRASE,
   signInByCode,
   signInByLink,
+  signedInContext,
   uniqueEmail,
 } from "./support/journey";
 import { E2E_ORIGIN } from "./support/origin";
@@ -67,9 +68,8 @@ test("user-key mode: magic link → key setup → sandbox bank → consent → r
   await signInByLink(page, email);
   await createKey(page);
   await connectSandboxBank(page);
-  await expect(page).toHaveURL(/\/consent$/);
-  await page.locator("#passphrase").fill(PASSPHRASE);
-  await page.locator('form button.button[type="submit"]').click();
+  // The tab that set the key up holds it unlocked: no second passphrase.
+  await approveWithKey(page);
 
   const fields = await relay;
   expect(fields.map(([name]) => name)).toEqual(["code", "state", "iss", "privateKey", "publicKey"]);
@@ -97,8 +97,7 @@ test("challenge=pin_code: the typed code signs in", async ({ page }) => {
   await signInByCode(page, email);
   await createKey(page);
   await connectSandboxBank(page);
-  await page.locator("#passphrase").fill(PASSPHRASE);
-  await page.locator('form button.button[type="submit"]').click();
+  await approveWithKey(page);
 
   const values = Object.fromEntries(await relay);
   const token = await exchangeCode(client, values.code ?? "", verifier);
@@ -215,19 +214,12 @@ test("a new device: the backup file brings the key, and the relay carries the sa
   await signInByLink(page, email);
   const backupPath = await createKey(page);
   await connectSandboxBank(page);
-  await page.locator("#passphrase").fill(PASSPHRASE);
-  await page.locator('form button.button[type="submit"]').click();
+  await approveWithKey(page);
   const original = Object.fromEntries(await first);
 
   // Another browser, already signed in (a second sign-in mail within the minute would be
   // throttled): the account has a key, but this browser does not hold it.
-  connectJourneyDatabase();
-  const user = await db().user.findUniqueOrThrow({ where: { email } });
-  const session = (await createBrowserSession(user.id)).split(";")[0] ?? "";
-  const name = session.slice(0, session.indexOf("="));
-  const value = session.slice(session.indexOf("=") + 1);
-  const context = await browser.newContext();
-  await context.addCookies([{ name, value, url: E2E_ORIGIN }]);
+  const context = await signedInContext(browser, email);
   const device = await context.newPage();
   const { verifier, challenge } = newPkce();
   const second = partnerApp().nextRelay();
@@ -240,16 +232,13 @@ test("a new device: the backup file brings the key, and the relay carries the sa
     mimeType: "application/json",
     buffer: Buffer.from('{"not":"a backup"}'),
   });
-  await device.locator("#passphrase").fill("another device passphrase");
-  await device.locator("#confirm").fill("another device passphrase");
-  await device.locator('form button.button[type="submit"]').click();
   await expect(device.locator("main [role=alert]")).toBeVisible();
 
   await device.locator("#backup").setInputFiles(backupPath);
+  await device.locator("#passphrase").fill(PASSPHRASE);
   await device.locator('form button.button[type="submit"]').click();
-  await expect(device).toHaveURL(/\/consent$/);
-  await device.locator("#passphrase").fill("another device passphrase");
-  await device.locator('form button.button[type="submit"]').click();
+  // The same tab is not asked again at consent.
+  await approveWithKey(device);
 
   const values = Object.fromEntries(await second);
   expect(values.state).toBe("st-new-device");
@@ -270,8 +259,7 @@ test("a partner installs its key after a user connected with their own: that use
   await signInByLink(page, email);
   await createKey(page);
   await connectSandboxBank(page);
-  await page.locator("#passphrase").fill(PASSPHRASE);
-  await page.locator('form button.button[type="submit"]').click();
+  await approveWithKey(page);
   const original = Object.fromEntries(await first);
   expect(original.privateKey).not.toBe("");
   // The relay's navigation ends at the partner before the next one starts.
@@ -289,10 +277,10 @@ test("a partner installs its key after a user connected with their own: that use
   const second = partnerApp().nextRelay();
   await page.goto(authorizePath(client, challenge, { state: "st-after-install" }));
   await expect(page).toHaveURL(/\/consent$/);
-  // The user-key consent: the key is unlocked in the browser, not the partner-key form.
+  // The user-key consent: the key is unlocked in the browser, not the partner-key form. The
+  // tab forgot the unlocked key when it posted the first relay, so the passphrase is asked.
   await expect(page.locator('form[action="/consent/approve"]')).toHaveCount(0);
-  await page.locator("#passphrase").fill(PASSPHRASE);
-  await page.locator('form button.button[type="submit"]').click();
+  await approveWithKey(page, PASSPHRASE);
 
   const values = Object.fromEntries(await second);
   expect(values.state).toBe("st-after-install");

@@ -1,11 +1,11 @@
 import { expect, test, type Response } from "@playwright/test";
 import {
+  approveWithKey,
   authorizePath,
   connectSandboxBank,
   createJourneyClient,
   createKey,
   newPkce,
-  PASSPHRASE,
   signInByLink,
   uniqueEmail,
 } from "./support/journey";
@@ -88,9 +88,8 @@ test("every HTML screen refuses framing (X-Frame-Options and CSP frame-ancestors
   await createKey(page);
   await connectSandboxBank(page);
   await expect(page).toHaveURL(/\/consent$/);
-  // User-key mode: the consent screen unlocks the key and relays from the browser.
-  await page.locator("#passphrase").fill(PASSPHRASE);
-  await page.locator('form button.button[type="submit"]').click();
+  // User-key mode: the consent screen relays from the browser, with the key this tab set up.
+  await approveWithKey(page);
   expect(Object.fromEntries(await relay).code).toBeTruthy();
 
   const paths = documents.map(({ url }) => new URL(url.split(" ")[1] ?? "").pathname);

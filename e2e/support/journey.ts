@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
-import { expect, type Page } from "@playwright/test";
+import { expect, type Browser, type BrowserContext, type Page } from "@playwright/test";
+import { createBrowserSession } from "../../lib/auth/sessions";
 import { generateKeyPair } from "../../lib/crypto/envelope";
 import { db } from "../../lib/db/client";
 import { findLastMessage } from "../../lib/mail";
@@ -109,20 +110,66 @@ export async function signInByCode(page: Page, email: string) {
   await page.locator('form[action="/login/code"] button[type="submit"]').click();
 }
 
-/** Creates the key in this browser; returns the path of the downloaded backup file. */
-export async function createKey(page: Page): Promise<string> {
-  await expect(page).toHaveURL(/\/setup$/);
-  recordSecret("passphrase", PASSPHRASE);
-  await page.locator("#passphrase").fill(PASSPHRASE);
-  await page.locator("#confirm").fill(PASSPHRASE);
-  await page.locator('form button.button[type="submit"]').click();
-  const link = page.locator('a[download="bank-connect-key-backup.json"]');
+export const BACKUP_LINK = 'a[download="bank-connect-key-backup.json"]';
+
+/** Downloads the encrypted backup from the setup screen; returns the file's path. */
+export async function downloadBackup(page: Page): Promise<string> {
+  const link = page.locator(BACKUP_LINK);
   await expect(link).toBeVisible({ timeout: 30_000 });
   const download = page.waitForEvent("download");
   await link.click();
-  const backupPath = await (await download).path();
-  await page.locator("a.button").click();
+  return await (await download).path();
+}
+
+/**
+ * Creates the key in this browser: passphrase, the backup downloaded, "I
+ * saved the file", Continue. Returns the path of the downloaded backup file.
+ */
+export async function createKey(page: Page, passphrase = PASSPHRASE): Promise<string> {
+  await expect(page).toHaveURL(/\/setup$/);
+  recordSecret("passphrase", passphrase);
+  await page.locator("#passphrase").fill(passphrase);
+  await page.locator("#confirm").fill(passphrase);
+  await page.locator('form button.button[type="submit"]').click();
+  const backupPath = await downloadBackup(page);
+  await confirmBackup(page);
   return backupPath;
+}
+
+/** Ticks "I saved the backup file" and continues. */
+export async function confirmBackup(page: Page) {
+  await page.locator("#saved").check();
+  await page.locator('form button.button[type="submit"]').click();
+}
+
+/**
+ * Approves on the user-key consent screen. Without a passphrase the tab
+ * must hold the key unlocked already (no passphrase is asked); with one,
+ * it must be asked for.
+ */
+export async function approveWithKey(page: Page, passphrase?: string) {
+  await expect(page).toHaveURL(/\/consent$/);
+  const approve = page.locator('form.key-unlock button.button[type="submit"]');
+  await expect(approve).toBeVisible({ timeout: 30_000 });
+  if (passphrase) await page.locator("#passphrase").fill(passphrase);
+  else await expect(page.locator("#passphrase")).toHaveCount(0);
+  await approve.click();
+}
+
+/** A new browser context (another device) already signed in as `email`. */
+export async function signedInContext(browser: Browser, email: string): Promise<BrowserContext> {
+  connectJourneyDatabase();
+  const user = await db().user.findUniqueOrThrow({ where: { email } });
+  const session = (await createBrowserSession(user.id)).split(";")[0] ?? "";
+  const context = await browser.newContext();
+  await context.addCookies([
+    {
+      name: session.slice(0, session.indexOf("=")),
+      value: session.slice(session.indexOf("=") + 1),
+      url: E2E_ORIGIN,
+    },
+  ]);
+  return context;
 }
 
 export async function connectSandboxBank(page: Page, bank = /Sandbox/) {

@@ -36,7 +36,7 @@ export const SIGN_IN_REFUSALS = [
   "too_many_failures",
 ] as const;
 
-export const API_KEY_REVOCATIONS = ["revocation_request", "code_replay"] as const;
+export const API_KEY_REVOCATIONS = ["revocation_request", "code_replay", "key_start_over"] as const;
 
 export const AUDIT_EVENTS = {
   "sign_in.succeeded": {
@@ -68,6 +68,16 @@ export const AUDIT_EVENTS = {
     partnerVisible: true,
     subject: keyPrefix,
     details: z.strictObject({ reason: z.enum(API_KEY_REVOCATIONS) }),
+  },
+  /** A user replaced a lost key (docs/key-model.md): what was sealed to the old one is deleted. */
+  "user.key_replaced": {
+    partnerVisible: false,
+    subject: none,
+    details: z.strictObject({
+      tenants: z.int().min(0),
+      connections: z.int().min(0),
+      apiKeysRevoked: z.int().min(0),
+    }),
   },
   "client.created": {
     partnerVisible: true,

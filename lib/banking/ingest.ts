@@ -218,12 +218,30 @@ export async function writeAccountData(
   return created;
 }
 
+/**
+ * Locks the tenant row and checks it is still sealed to `sealingKey`: a user
+ * who started over with a new key in the meantime (lib/banking/start-over.ts)
+ * must not get data sealed to the key they lost.
+ */
+async function assertStillSealedTo(
+  tx: Prisma.TransactionClient,
+  tenantId: string,
+  sealingKey: string,
+): Promise<void> {
+  const locked = await tx.tenant.updateMany({
+    where: { id: tenantId, sealingKey },
+    data: { sealingKey },
+  });
+  if (locked.count !== 1) throw new Error("the tenant's sealing key changed");
+}
+
 export async function storeBankSession(input: StoreInput): Promise<StoredSession> {
   const { tenantId, sealingKey, session } = input;
   const now = input.now ?? new Date();
   const deadline = input.deadline ?? startSyncDeadline();
   const sealed = await fetchSession(input.upstream, session, sealingKey, now, deadline);
   return writeWithinDeadline(deadline, async (tx) => {
+    await assertStillSealedTo(tx, tenantId, sealingKey);
     const connection = await tx.connection.create({
       data: { tenantId, ...sessionColumns(input, now) },
     });
@@ -257,6 +275,7 @@ export async function renewBankSession(
   const deadline = input.deadline ?? startSyncDeadline();
   const sealed = await fetchSession(input.upstream, session, sealingKey, now, deadline);
   return writeWithinDeadline(deadline, async (tx) => {
+    await assertStillSealedTo(tx, tenantId, sealingKey);
     await tx.connection.update({
       where: { id: connectionId, tenantId },
       data: { ...sessionColumns(input, now), status: "Active" },

@@ -25,10 +25,11 @@ import { readBodyTextOrRefuse } from "../http/body-limits";
  * Re-confirmation (docs/sessions.md): in partner-key mode one click grants the
  * partner the data, so a session older than FRESH_SIGN_IN_SECONDS must sign
  * in again (a new mail to the same address) before it may approve. User-key
- * mode does not ask for that: approving there needs the passphrase that
- * unlocks the key in this browser, which a passer-by at a shared browser does
- * not know, and a code approved without the key reaches the partner with
- * nothing that opens the data, which is sealed to that key.
+ * mode does not ask for that: approving there needs the key unlocked in this
+ * browser, by the passphrase, which a passer-by at a shared browser does not
+ * know, or by the tab the person set it up or unlocked it in within the last
+ * 15 minutes (docs/key-model.md); and a code approved without the key reaches
+ * the partner with nothing that opens the data, which is sealed to that key.
  */
 export async function handleConsentApprove(request: Request): Promise<Response> {
   const refuse = (status: number, error: string) => jsonResponse({ error }, { status });
@@ -40,10 +41,12 @@ export async function handleConsentApprove(request: Request): Promise<Response> 
   const text = await readBodyTextOrRefuse(request);
   if (text instanceof Response) return text;
   let csrf: string | null = null;
+  let relayedKey: string | null = null;
   if (isJson) {
     try {
-      const body = JSON.parse(text) as { csrf?: unknown } | null;
+      const body = JSON.parse(text) as { csrf?: unknown; publicKey?: unknown } | null;
       csrf = typeof body?.csrf === "string" ? body.csrf : null;
+      relayedKey = typeof body?.publicKey === "string" ? body.publicKey : null;
     } catch {
       return refuse(400, "invalid_body");
     }
@@ -77,6 +80,9 @@ export async function handleConsentApprove(request: Request): Promise<Response> 
   if (!isJson) return new Response(null, { status: 303, headers: { Location: "/consent" } });
   if (!user.publicKey || !(await tenantHasConnection(subject)))
     return refuse(409, "onboarding_incomplete");
+  // The browser names the key it is about to relay: a screen left open while
+  // the user started over elsewhere would hand over a key that opens nothing.
+  if (relayedKey !== user.publicKey) return refuse(409, "key_changed");
   const approval = await approveFlow(flow.id, user.userId);
   return jsonResponse({ redirectUri: approval.redirectUri, fields: approval.fields });
 }

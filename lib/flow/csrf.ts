@@ -8,7 +8,7 @@ import { getEnv } from "../env";
  * that the request comes from this service's own origin.
  */
 
-export type FlowAction = "cancel" | "login" | "approve" | "key-setup" | "bank";
+export type FlowAction = "cancel" | "login" | "approve" | "key-setup" | "start-over" | "bank";
 
 export function csrfToken(flow: { csrfSecret: string }, action: FlowAction): string {
   return createHmac("sha256", flow.csrfSecret).update(`flow-csrf:${action}`).digest("base64url");

@@ -120,7 +120,7 @@ describe("a partner that installs its recipient key after users connected with t
 
     // The consent page's script: the server answers the fields, the browser adds the key.
     const approved = await approve(started.cookie, {
-      json: { csrf: csrfToken(started.flow, "approve") },
+      json: { csrf: csrfToken(started.flow, "approve"), publicKey: keys.publicKeyRawB64 },
     });
     expect(approved.status).toBe(200);
     expect(approved.headers.get("content-type")).toMatch(/^application\/json/);

@@ -161,7 +161,7 @@ describe("stale sessions re-confirm before approving (partner-key mode)", () => 
     expect((await approve(flow, cookies)).status).toBe(401);
   });
 
-  it("user-key mode asks no re-confirmation: unlocking the key with its passphrase in this browser is that confirmation", async () => {
+  it("user-key mode asks no re-confirmation: the key unlocked in this browser is that confirmation", async () => {
     const client = await createTestClient();
     const keys = generateKeyPair();
     const { user, flow, session, cookies } = await flowAt(client, "user", keys.publicKeyRawB64);
@@ -173,7 +173,12 @@ describe("stale sessions re-confirm before approving (partner-key mode)", () => 
     await ageSession(session, FRESH_SIGN_IN_SECONDS + 60);
 
     const response = await handleConsentApprove(
-      post("/consent/approve", cookies, { csrf: csrfToken(flow, "approve") }, true),
+      post(
+        "/consent/approve",
+        cookies,
+        { csrf: csrfToken(flow, "approve"), publicKey: keys.publicKeyRawB64 },
+        true,
+      ),
     );
     expect(response.status).toBe(200);
     const relay = (await response.json()) as { fields: [string, string][] };

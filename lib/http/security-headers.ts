@@ -26,6 +26,7 @@ const FLOW_ROUTE_HANDLERS = new Set([
   "/login/continue",
   "/logout",
   "/setup/key",
+  "/setup/start-over",
   "/banks/start",
   "/banks/callback",
   "/banks/continue",

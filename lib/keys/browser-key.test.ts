@@ -2,16 +2,16 @@ import { describe, expect, it } from "vitest";
 import {
   generateUserKey,
   InvalidBackupError,
-  parseBackupBundle,
+  parseCredentialsBundle,
   PBKDF2_ITERATIONS,
   publicKeyOf,
-  toBackupBundle,
+  toCredentialsBundle,
   unwrapPrivateKey,
   wrapPrivateKey,
   WrongPassphraseError,
 } from "./browser-key";
 
-// CONTRACT §12: the known-good key pair.
+// The envelope scheme's known-good key pair.
 const VECTOR = {
   privateKey:
     "MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgwtrn7m/sa34/hBuZ8N4AL8a7B5LEIsXdKPtRA/QcVQehRANCAASL5jRvJBBcHolA7G4sa2gkTviz7bdoP0gKMY1yfKq7GjDSptjHojQf5NjRo7H2BjWmwpEjwv9O79Q3c3/a+35l",
@@ -19,8 +19,8 @@ const VECTOR = {
     "BIvmNG8kEFweiUDsbixraCRO+LPtt2g/SAoxjXJ8qrsaMNKm2MeiNB/k2NGjsfYGNabCkSPC/07v1Ddzf9r7fmU=",
 };
 
-describe("the user's key in the browser (DESIGN.md §6.3)", () => {
-  it("generates a P-256 pair in the CONTRACT §8.1 formats", async () => {
+describe("the user's key in the browser", () => {
+  it("generates a P-256 pair in the envelope scheme's formats", async () => {
     const pair = await generateUserKey();
     expect(pair.privateKey).toMatch(/^MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg/);
     expect(atob(pair.publicKey)).toHaveLength(65);
@@ -43,30 +43,34 @@ describe("the user's key in the browser (DESIGN.md §6.3)", () => {
     );
   });
 
-  it("round-trips the CONTRACT §8.5 backup bundle", async () => {
-    const bundle = toBackupBundle({
+  it("round-trips the developer export, labelled as this service's and warning of its plain key", async () => {
+    const bundle = toCredentialsBundle({
       issuer: "http://localhost:3000",
       user: "a@b",
       pair: VECTOR,
       now: new Date(0),
     });
+    expect(bundle).toMatchObject({ service: "Bank Connect", apiBaseUrl: "http://localhost:3000" });
+    expect(bundle.warning).toMatch(/plain form/);
     expect(bundle.encryptionKey).toMatchObject({
       curve: "P-256",
       privateKeyFormat: "pkcs8-base64",
+      privateKey: VECTOR.privateKey,
+      publicKey: VECTOR.publicKey,
     });
-    expect(await parseBackupBundle(JSON.stringify(bundle))).toEqual(VECTOR);
+    expect(await parseCredentialsBundle(JSON.stringify(bundle))).toEqual(VECTOR);
   });
 
   it("accepts privateKeyPkcs8B64 and refuses broken files", async () => {
     expect(
-      await parseBackupBundle(
+      await parseCredentialsBundle(
         JSON.stringify({ encryptionKey: { privateKeyPkcs8B64: VECTOR.privateKey } }),
       ),
     ).toEqual(VECTOR);
-    await expect(parseBackupBundle("not json")).rejects.toBeInstanceOf(InvalidBackupError);
-    await expect(parseBackupBundle("{}")).rejects.toBeInstanceOf(InvalidBackupError);
+    await expect(parseCredentialsBundle("not json")).rejects.toBeInstanceOf(InvalidBackupError);
+    await expect(parseCredentialsBundle("{}")).rejects.toBeInstanceOf(InvalidBackupError);
     await expect(
-      parseBackupBundle(JSON.stringify({ encryptionKey: { privateKey: "AAAA" } })),
+      parseCredentialsBundle(JSON.stringify({ encryptionKey: { privateKey: "AAAA" } })),
     ).rejects.toBeInstanceOf(InvalidBackupError);
     const mismatched = {
       encryptionKey: {
@@ -74,7 +78,7 @@ describe("the user's key in the browser (DESIGN.md §6.3)", () => {
         publicKey: (await generateUserKey()).publicKey,
       },
     };
-    await expect(parseBackupBundle(JSON.stringify(mismatched))).rejects.toBeInstanceOf(
+    await expect(parseCredentialsBundle(JSON.stringify(mismatched))).rejects.toBeInstanceOf(
       InvalidBackupError,
     );
   });

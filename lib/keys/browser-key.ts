@@ -1,21 +1,25 @@
 /**
- * The user's encryption key in the browser (DESIGN.md §6.3, CONTRACT §8.1,
- * §8.5). Generated with WebCrypto, kept in IndexedDB wrapped by a key derived
- * from a passphrase (PBKDF2-SHA256, 600 000 iterations → AES-256-GCM). Only
- * the public key is ever sent to the service. Runs in browsers (and in Node
- * for tests, which have WebCrypto but no IndexedDB).
+ * The user's encryption key in the browser (docs/key-model.md). Generated
+ * with Web Crypto as a P-256 pair in the envelope scheme's formats (PKCS#8
+ * private key, raw public point, both standard base64). Only the public key
+ * is ever sent to the service. Runs in browsers (and in Node for tests,
+ * which have Web Crypto but no IndexedDB).
  */
 
 export const PBKDF2_ITERATIONS = 600_000;
 const SCHEME = "ecdh-p256-hkdf-aes-256-gcm";
 
 export interface UserKeyPair {
-  /** base64 PKCS#8 (CONTRACT §8.1). */
+  /** base64 PKCS#8. */
   privateKey: string;
   /** base64 raw uncompressed point, 65 bytes. */
   publicKey: string;
 }
 
+/**
+ * How browsers stored the key before the encrypted backup existed: still
+ * read (and unlocked with the same passphrase), never written any more.
+ */
 export interface WrappedKey {
   version: 1;
   publicKey: string;
@@ -39,14 +43,14 @@ export class InvalidBackupError extends Error {
   }
 }
 
-const toBase64 = (bytes: ArrayBuffer | Uint8Array) => {
+export const toBase64 = (bytes: ArrayBuffer | Uint8Array) => {
   const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
   let binary = "";
   for (const byte of view) binary += String.fromCharCode(byte);
   return btoa(binary);
 };
 
-const fromBase64 = (text: string): Uint8Array<ArrayBuffer> => {
+export const fromBase64 = (text: string): Uint8Array<ArrayBuffer> => {
   const binary = atob(text);
   const bytes = new Uint8Array(new ArrayBuffer(binary.length));
   for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
@@ -83,7 +87,8 @@ export async function publicKeyOf(privateKeyPkcs8: string): Promise<string> {
   return toBase64(point);
 }
 
-async function passphraseKey(
+/** AES-256-GCM key from a passphrase: PBKDF2-SHA256 with a 16-byte random salt. */
+export async function passphraseKey(
   passphrase: string,
   salt: Uint8Array<ArrayBuffer>,
   iterations: number,
@@ -144,15 +149,21 @@ export async function unwrapPrivateKey(
   }
 }
 
-/** CONTRACT §8.5: the credentials-bundle shape the SDKs' fromCredentials reads. */
-export function toBackupBundle(input: {
+/**
+ * The developer export: the plaintext credentials bundle the partner SDKs'
+ * `fromCredentials` reads (apiBaseUrl, apiKey, encryptionKey.privateKey).
+ * Never the backup: it holds the private key in the clear.
+ */
+export function toCredentialsBundle(input: {
   issuer: string;
   user: string;
   pair: UserKeyPair;
   now?: Date;
 }) {
   return {
-    service: "open-banking.io",
+    service: "Bank Connect",
+    warning:
+      "This file holds a private key in plain form. Anyone with it can read the bank data sealed to it. Keep it out of shared folders and source control.",
     apiBaseUrl: input.issuer,
     user: input.user,
     exportedAt: (input.now ?? new Date()).toISOString(),
@@ -172,14 +183,21 @@ export function toBackupBundle(input: {
   };
 }
 
-/** Reads a backup file (or a partner key file of the same shape); checks the key is whole. */
-export async function parseBackupBundle(text: string): Promise<UserKeyPair> {
+/**
+ * Reads a plaintext credentials bundle (a developer export, or a backup made
+ * before backups were encrypted); checks the key is whole.
+ */
+export async function parseCredentialsBundle(text: string): Promise<UserKeyPair> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
     throw new InvalidBackupError("not JSON");
   }
+  return pairFromCredentials(parsed);
+}
+
+export async function pairFromCredentials(parsed: unknown): Promise<UserKeyPair> {
   const encryptionKey = (parsed as { encryptionKey?: Record<string, unknown> } | null)
     ?.encryptionKey;
   const privateKey = encryptionKey?.privateKey ?? encryptionKey?.privateKeyPkcs8B64;
@@ -190,39 +208,4 @@ export async function parseBackupBundle(text: string): Promise<UserKeyPair> {
     throw new InvalidBackupError("the public key does not belong to the private key");
   }
   return { privateKey, publicKey };
-}
-
-// IndexedDB storage: one wrapped key per user id.
-const DB_NAME = "bank-connect";
-const STORE = "keys";
-
-function openKeyStore(): Promise<IDBDatabase> {
-  return new Promise((resolve, reject) => {
-    const request = indexedDB.open(DB_NAME, 1);
-    request.onupgradeneeded = () => request.result.createObjectStore(STORE);
-    request.onsuccess = () => resolve(request.result);
-    request.onerror = () => reject(request.error);
-  });
-}
-
-export async function saveWrappedKey(userId: string, wrapped: WrappedKey): Promise<void> {
-  const database = await openKeyStore();
-  await new Promise<void>((resolve, reject) => {
-    const transaction = database.transaction(STORE, "readwrite");
-    transaction.objectStore(STORE).put(wrapped, userId);
-    transaction.oncomplete = () => resolve();
-    transaction.onerror = () => reject(transaction.error);
-  });
-  database.close();
-}
-
-export async function loadWrappedKey(userId: string): Promise<WrappedKey | null> {
-  const database = await openKeyStore();
-  const found = await new Promise<WrappedKey | null>((resolve, reject) => {
-    const request = database.transaction(STORE).objectStore(STORE).get(userId);
-    request.onsuccess = () => resolve((request.result as WrappedKey | undefined) ?? null);
-    request.onerror = () => reject(request.error);
-  });
-  database.close();
-  return found;
 }

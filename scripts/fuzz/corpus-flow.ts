@@ -8,6 +8,7 @@ import type { FuzzContext } from "./types";
 /** The hosted screens' form posts (DESIGN.md §6), the sandbox bank and the demo app. */
 
 const PUBLIC_KEY = generateKeyPair().publicKeyRawB64;
+const OTHER_KEY = generateKeyPair().publicKeyRawB64;
 const flowMutations = (ctx: FuzzContext): Record<string, Mutation> => ({
   "flow-session": flowSessionMutation(ctx),
   "flow-session-2": flowSessionMutation(ctx),
@@ -119,6 +120,26 @@ export const FLOW_GENERATORS: Generator[] = [
     flowMutations,
   ),
   define(
+    { name: "/setup/start-over", family: "flow-json", methods: ["POST"] },
+    (rng, ctx) => {
+      const flow = pickFlow(rng, ctx);
+      return {
+        method: "POST",
+        path: "/setup/start-over",
+        headers: flowHeaders(ctx, flow.cookie),
+        body: {
+          type: "json",
+          value: {
+            replaces: rng.pick([PUBLIC_KEY, OTHER_KEY]),
+            publicKey: rng.pick([OTHER_KEY, PUBLIC_KEY]),
+            csrf: flow.csrf["start-over"] ?? "",
+          },
+        },
+      };
+    },
+    flowMutations,
+  ),
+  define(
     { name: "/consent/approve", family: "flow-json", methods: ["POST"] },
     (rng, ctx) => {
       const flow = pickFlow(rng, ctx);
@@ -128,7 +149,7 @@ export const FLOW_GENERATORS: Generator[] = [
         path: "/consent/approve",
         headers: flowHeaders(ctx, flow.cookie),
         body: rng.chance(0.5)
-          ? { type: "json", value: { csrf } }
+          ? { type: "json", value: { csrf, publicKey: PUBLIC_KEY } }
           : { type: "form", fields: [["csrf", csrf]] },
       };
     },

@@ -24,7 +24,14 @@ import type { FuzzContext } from "./types";
  * the service's database), so that mutated requests reach deep code paths.
  */
 
-const FLOW_ACTIONS: FlowAction[] = ["cancel", "login", "approve", "key-setup", "bank"];
+const FLOW_ACTIONS: FlowAction[] = [
+  "cancel",
+  "login",
+  "approve",
+  "key-setup",
+  "start-over",
+  "bank",
+];
 const CODES = 40;
 const FLOWS = 16;
 

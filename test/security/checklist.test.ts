@@ -42,6 +42,10 @@ const CHECKLIST_ITEMS = [
   "exhausted connection pool answers 503, never 500",
   "syncs cannot starve sign-in, block the server or half-write (budget, deadline, size caps)",
   "security events are audited without secrets",
+  "a user's key backup is encrypted; the plaintext key only as an explicit developer export",
+  "key setup is not left without a saved backup, and a reload or Back never loses a key the browser holds",
+  "starting over with a new key leaves nothing sealed to the old key and revokes the API keys that read it",
+  "the unlocked key stays with one tab and is forgotten once the relay is posted",
 ] as const;
 
 interface Proof {

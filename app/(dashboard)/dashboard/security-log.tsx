@@ -41,6 +41,13 @@ function useTitle() {
   };
 }
 
+/** Why an API key was revoked, by message key. */
+const REVOCATION_TEXT: Record<string, "byRequest" | "byReplay" | "byStartOver"> = {
+  revocation_request: "byRequest",
+  code_replay: "byReplay",
+  key_start_over: "byStartOver",
+};
+
 const BRANDING_FIELDS = [
   "displayName",
   "logoUrl",
@@ -222,8 +229,8 @@ function Details({ event }: { event: AuditEvent }) {
       lines.push(
         t.rich("key", { prefix: event.subject ?? "", code: (chunks) => <code>{chunks}</code> }),
       );
-      if (details.reason)
-        lines.push(t(details.reason === "code_replay" ? "byReplay" : "byRequest"));
+      if (typeof details.reason === "string")
+        lines.push(t(REVOCATION_TEXT[details.reason] ?? "byRequest"));
       break;
     case "client.created":
       lines.push(client, t("uris", { uris: list(details.redirectUris).join(", ") }));

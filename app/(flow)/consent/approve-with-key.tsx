@@ -2,20 +2,27 @@
 
 import { useTranslations } from "next-intl";
 import { useEffect, useState, type FormEvent } from "react";
-import {
-  loadWrappedKey,
-  unwrapPrivateKey,
-  WrongPassphraseError,
-  type WrappedKey,
-} from "@/lib/keys/browser-key";
+import { WrongPassphraseError, type UserKeyPair } from "@/lib/keys/browser-key";
+import { loadInstalledKey, unlockInstalledKey, type InstalledKey } from "@/lib/keys/browser-store";
+import { forgetTabUnlock, unlockedInTab } from "@/lib/keys/tab-unlock";
+import { FocusedAlert, useShownError } from "../setup/focused-alert";
+import "../setup/setup.css";
 
 type Relay = { redirectUri: string; fields: [string, string][] };
 
+type Key =
+  | { kind: "loading" }
+  | { kind: "missing" }
+  | { kind: "unlocked"; pair: UserKeyPair }
+  | { kind: "locked"; installed: InstalledKey };
+
 /**
- * User-key mode approval (DESIGN.md §6.5): unlock the key with the passphrase,
- * have the server mint the code, then post the relay (SPEC 2.2 order) to the
- * partner from this page with privateKey/publicKey filled in here. The private
- * key never goes to the service.
+ * User-key approval (docs/key-model.md): the key that opens the data is only
+ * in this browser. If this tab set it up or unlocked it within the last
+ * minutes it is used as it is; otherwise the passphrase unlocks it. The
+ * server then mints the code, and this page posts the relay (code, state,
+ * iss, then privateKey/publicKey filled in here) to the partner. The private
+ * key never goes to the service; the tab forgets it once the relay is posted.
  */
 export function ApproveWithKey(props: {
   csrf: string;
@@ -24,65 +31,96 @@ export function ApproveWithKey(props: {
   partner: string;
 }) {
   const t = useTranslations("Consent");
-  const [wrapped, setWrapped] = useState<WrappedKey | null | undefined>(undefined);
-  const [error, setError] = useState<string | null>(null);
+  const [key, setKey] = useState<Key>({ kind: "loading" });
   const [busy, setBusy] = useState(false);
+  const [forgot, setForgot] = useState(false);
+  const alert = useShownError();
+  const { userId, registeredPublicKey } = props;
 
   useEffect(() => {
-    loadWrappedKey(props.userId).then(
-      (found) => setWrapped(found && found.publicKey === props.registeredPublicKey ? found : null),
-      () => setWrapped(null),
+    let cancelled = false;
+    async function find(): Promise<Key> {
+      const pair = await unlockedInTab(userId, registeredPublicKey).catch(() => null);
+      if (pair) return { kind: "unlocked", pair };
+      const installed = await loadInstalledKey(userId);
+      return installed?.publicKey === registeredPublicKey
+        ? { kind: "locked", installed }
+        : { kind: "missing" };
+    }
+    find().then(
+      (found) => {
+        if (!cancelled) setKey(found);
+      },
+      () => {
+        if (!cancelled) setKey({ kind: "missing" });
+      },
     );
-  }, [props.userId, props.registeredPublicKey]);
+    return () => {
+      cancelled = true;
+    };
+  }, [userId, registeredPublicKey]);
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    if (!wrapped) return;
+    if (key.kind !== "unlocked" && key.kind !== "locked") return;
     const passphrase = String(new FormData(event.currentTarget).get("passphrase") ?? "");
     setBusy(true);
-    setError(null);
+    alert.clear();
     try {
-      const pair = await unwrapPrivateKey(wrapped, passphrase);
+      const pair =
+        key.kind === "unlocked" ? key.pair : await unlockInstalledKey(key.installed, passphrase);
       const response = await fetch("/consent/approve", {
         method: "POST",
         headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ csrf: props.csrf }),
+        body: JSON.stringify({ csrf: props.csrf, publicKey: pair.publicKey }),
       });
-      if (!response.ok) throw new Error("approval failed");
-      relay((await response.json()) as Relay, pair);
+      if (response.status === 409) throw new Error(t("keyChanged"));
+      if (!response.ok) throw new Error(t("failed"));
+      const answer = (await response.json()) as Relay;
+      await forgetTabUnlock();
+      relay(answer, pair);
     } catch (cause) {
       setBusy(false);
-      setError(cause instanceof WrongPassphraseError ? t("wrongPassphrase") : t("failed"));
+      const wrong = cause instanceof WrongPassphraseError;
+      if (wrong) setForgot(true);
+      alert.show(
+        wrong ? t("wrongPassphrase") : cause instanceof Error ? cause.message : t("failed"),
+      );
     }
   }
 
-  if (wrapped === undefined) return null;
-  if (wrapped === null) {
+  if (key.kind === "loading") return null;
+  if (key.kind === "missing") {
     return (
-      <p className="notice">
+      <p className="notice key-unlock">
         {t("noKeyHere")} <a href="/setup">{t("importKey")}</a>
       </p>
     );
   }
   return (
-    <form onSubmit={onSubmit} className="stack">
-      <div className="field">
-        <label htmlFor="passphrase">{t("passphraseLabel")}</label>
-        <input
-          id="passphrase"
-          name="passphrase"
-          type="password"
-          autoComplete="current-password"
-          required
-          aria-describedby="passphrase-help"
-        />
-        <span id="passphrase-help" className="field-help">
-          {t("passphraseHelp", { partner: props.partner })}
-        </span>
-      </div>
-      {error ? (
-        <p className="alert" role="alert">
-          {error}
+    <form onSubmit={onSubmit} className="stack key-unlock" noValidate>
+      {key.kind === "locked" ? (
+        <div className="field">
+          <label htmlFor="passphrase">{t("passphraseLabel")}</label>
+          <input
+            id="passphrase"
+            name="passphrase"
+            type="password"
+            autoComplete="current-password"
+            required
+            aria-describedby="passphrase-help"
+          />
+          <span id="passphrase-help" className="field-help">
+            {t("passphraseHelp", { partner: props.partner })}
+          </span>
+        </div>
+      ) : (
+        <p className="muted small">{t("unlockedHere")}</p>
+      )}
+      <FocusedAlert error={alert.error} />
+      {forgot ? (
+        <p>
+          <a href="/setup?start-over=1">{t("forgotPassphrase")}</a>
         </p>
       ) : null}
       <p>
@@ -95,7 +133,7 @@ export function ApproveWithKey(props: {
 }
 
 /** Builds and posts the relay form: code, state, iss from the server; the key pair from here. */
-function relay(answer: Relay, pair: { privateKey: string; publicKey: string }) {
+function relay(answer: Relay, pair: UserKeyPair) {
   const form = document.createElement("form");
   form.method = "post";
   form.action = answer.redirectUri;

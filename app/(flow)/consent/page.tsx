@@ -10,11 +10,11 @@ import { loadFlowScreen } from "../_lib/context";
 import { ApproveWithKey } from "./approve-with-key";
 
 /**
- * DESIGN.md §6.5: what is shared (accounts.read), with whom, for how long,
- * from which banks. Partner-key mode approves with a plain form; user-key
- * mode unlocks the key in the browser and relays from there. Who is signed
- * in is shown up front, with "Not you?" (signs out, back to this flow's
- * sign-in).
+ * What is shared (accounts.read), with whom, for how long, from which banks,
+ * and who can read it. Partner-key mode approves with a plain form; user-key
+ * mode unlocks the key in the browser and relays from there
+ * (docs/key-model.md). Who is signed in is shown up front, with "Not you?"
+ * (signs out, back to this flow's sign-in).
  */
 export default async function ConsentPage() {
   const { flow, user, branding } = await loadFlowScreen();
@@ -55,7 +55,11 @@ export default async function ConsentPage() {
         </section>
       ) : null}
       <p>{t("duration", { partner })}</p>
-      <p className="notice">{t("encrypted", { partner, service: SERVICE_NAME })}</p>
+      <p className="notice">
+        {keyMode === "partner"
+          ? t("encrypted", { partner, service: SERVICE_NAME })
+          : t("encryptedUserKey", { partner, service: SERVICE_NAME })}
+      </p>
       <section aria-labelledby="banks-title">
         <h2 id="banks-title">{t("banksTitle")}</h2>
         {connections.length === 0 ? (

@@ -1,145 +1,247 @@
 "use client";
 
 import { useTranslations } from "next-intl";
-import { useState, type FormEvent } from "react";
+import { useCallback, useEffect, useState } from "react";
 import {
-  generateUserKey,
-  InvalidBackupError,
-  parseBackupBundle,
-  saveWrappedKey,
-  toBackupBundle,
-  wrapPrivateKey,
-  type UserKeyPair,
-} from "@/lib/keys/browser-key";
+  deletePendingSetup,
+  installKey,
+  isKeyBackup,
+  loadInstalledKey,
+  loadPendingSetup,
+  savePendingSetup,
+  type InstalledKey,
+  type PendingSetup,
+} from "@/lib/keys/browser-store";
+import { forgetTabUnlock } from "@/lib/keys/tab-unlock";
+import { BackupDownload, BackupStep } from "./backup-step";
+import { FocusedAlert, useShownError } from "./focused-alert";
+import { ImportForm } from "./import-form";
+import { NewKeyForm } from "./new-key-form";
+import { postKey } from "./setup-requests";
+import { DeveloperExport } from "./developer-export";
+import "./setup.css";
 
-const MIN_PASSPHRASE = 10;
-
-type Phase =
-  { kind: "form" } | { kind: "working" } | { kind: "backup"; pair: UserKeyPair; next: string };
-
-/**
- * Creates the user's key in this browser, or imports a backup when the account
- * already has one; wraps it with the passphrase into IndexedDB and registers
- * only the public key.
- */
-export function KeySetup(props: {
-  csrf: string;
+export interface SetupProps {
+  csrf: { register: string; startOver: string };
   userId: string;
+  email: string;
   registeredPublicKey: string | null;
   issuer: string;
+  /** The subject a developer export names as its user. */
   subject: string;
-}) {
+  partner: string;
+  service: string;
+  /** Where "Continue" goes once the key is in place. */
+  next: string;
+  /** Opened from "Forgot your passphrase?": show starting over first. */
+  startOver: boolean;
+  /** Who can read the data, in plain words: shown on every step. */
+  intro: string;
+}
+
+type Screen =
+  | { kind: "loading" }
+  | { kind: "create" }
+  | { kind: "backup"; pending: PendingSetup }
+  | { kind: "done"; installed: InstalledKey }
+  | { kind: "import" }
+  | { kind: "startOver"; back: Screen };
+
+/**
+ * Key setup (docs/key-model.md). Every step is kept in IndexedDB as it
+ * happens, so a reload or Back resumes where the person was:
+ * - create: a passphrase; the key is made and its encrypted backup kept;
+ * - backup: download, confirm it is saved; only then is the public key
+ *   registered (or, when starting over, the old one replaced);
+ * - done: the browser holds the registered key (Back from a later step);
+ * - import: the account has a key this browser does not hold;
+ * - startOver: no backup or a forgotten passphrase: a new key, the old data gone.
+ */
+export function KeySetup(props: SetupProps) {
   const t = useTranslations("Setup");
-  const [phase, setPhase] = useState<Phase>({ kind: "form" });
-  const [error, setError] = useState<string | null>(null);
-  const importing = props.registeredPublicKey !== null;
+  const [screen, setScreen] = useState<Screen>({ kind: "loading" });
+  const [busy, setBusy] = useState(false);
+  const alert = useShownError();
+  const { userId, registeredPublicKey: registered } = props;
 
-  async function register(pair: UserKeyPair, passphrase: string): Promise<string> {
-    await saveWrappedKey(props.userId, await wrapPrivateKey(pair, passphrase));
-    const response = await fetch("/setup/key", {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ publicKey: pair.publicKey, csrf: props.csrf }),
-    });
-    if (response.status === 409) throw new Error(t("wrongKey"));
-    if (!response.ok) throw new Error(t("failed"));
-    return ((await response.json()) as { next: string }).next;
-  }
-
-  async function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    const passphrase = String(form.get("passphrase") ?? "");
-    setError(null);
-    if (passphrase.length < MIN_PASSPHRASE) return setError(t("tooShort"));
-    if (passphrase !== String(form.get("confirm") ?? "")) return setError(t("mismatch"));
-    setPhase({ kind: "working" });
-    try {
-      if (importing) {
-        const file = form.get("backup");
-        const pair = await parseBackupBundle(file instanceof File ? await file.text() : "");
-        if (pair.publicKey !== props.registeredPublicKey) throw new Error(t("wrongKey"));
-        window.location.assign(await register(pair, passphrase));
+  /** Registers the confirmed key (or replaces the old one) and goes on. */
+  const finish = useCallback(
+    async (pending: PendingSetup) => {
+      setBusy(true);
+      const answer = pending.replaces
+        ? await postKey("/setup/start-over", {
+            csrf: props.csrf.startOver,
+            replaces: pending.replaces,
+            publicKey: pending.backup.publicKey,
+          })
+        : await postKey("/setup/key", {
+            csrf: props.csrf.register,
+            publicKey: pending.backup.publicKey,
+          });
+      if (answer.ok) {
+        await installKey(userId, pending.backup);
+        window.location.assign(answer.next);
         return;
       }
-      const pair = await generateUserKey();
-      setPhase({ kind: "backup", pair, next: await register(pair, passphrase) });
-    } catch (cause) {
-      setPhase({ kind: "form" });
-      setError(
-        cause instanceof InvalidBackupError
-          ? t("invalidFile")
-          : cause instanceof Error
-            ? cause.message
-            : t("failed"),
-      );
+      setBusy(false);
+      if (answer.conflict) {
+        // Another browser registered or replaced the key meanwhile: this one can never be registered.
+        await deletePendingSetup(userId);
+        await forgetTabUnlock();
+        setScreen({ kind: "import" });
+        alert.show(t("keyChanged"));
+      } else {
+        alert.show(t("failed"));
+      }
+    },
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- `alert` and `t` are stable for this screen
+    [userId, props.csrf.register, props.csrf.startOver],
+  );
+
+  useEffect(() => {
+    let cancelled = false;
+    async function resume(): Promise<Screen> {
+      const [pending, installed] = await Promise.all([
+        loadPendingSetup(userId),
+        loadInstalledKey(userId),
+      ]);
+      if (pending) {
+        if (pending.backup.publicKey === registered) {
+          // Registered, but the page went away before keeping it as the key in use.
+          await installKey(userId, pending.backup);
+          return { kind: "done", installed: pending.backup };
+        }
+        if (pending.replaces === registered) {
+          if (pending.confirmed) void finish(pending);
+          return { kind: "backup", pending };
+        }
+        // Set up against a key that is no longer the registered one: it can never be registered.
+        await deletePendingSetup(userId);
+      }
+      let shown: Screen;
+      if (registered === null) shown = { kind: "create" };
+      else if (installed?.publicKey === registered) shown = { kind: "done", installed };
+      else shown = { kind: "import" };
+      return props.startOver && registered !== null ? { kind: "startOver", back: shown } : shown;
+    }
+    resume().then(
+      (shown) => {
+        if (!cancelled) setScreen(shown);
+      },
+      () => {
+        if (!cancelled) setScreen(registered === null ? { kind: "create" } : { kind: "import" });
+      },
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [userId, registered, props.startOver, finish]);
+
+  async function keepPending(pending: PendingSetup) {
+    await savePendingSetup(userId, pending);
+    setScreen({ kind: "backup", pending });
+  }
+
+  const startOverLink = (back: Screen) => (
+    <p className="key-setup-aside">
+      {t("lostKey")}{" "}
+      <button
+        type="button"
+        className="button-link"
+        onClick={() => {
+          alert.clear();
+          setScreen({ kind: "startOver", back });
+        }}
+      >
+        {t("startOverLink")}
+      </button>
+    </p>
+  );
+
+  // Who can read the data leads on the first screens; where a task is under way
+  // (backup, import, starting over) it follows, so the task's action stays in view on a phone.
+  const introFirst =
+    screen.kind === "loading" || screen.kind === "create" || screen.kind === "done";
+  const intro = <p className={introFirst ? undefined : "key-setup-aside"}>{props.intro}</p>;
+  return (
+    <>
+      {introFirst ? intro : null}
+      {render()}
+      {introFirst ? null : intro}
+    </>
+  );
+
+  function render() {
+    switch (screen.kind) {
+      case "loading":
+        return (
+          <p className="muted" role="status">
+            {t("loading")}
+          </p>
+        );
+      case "create":
+        return <NewKeyForm {...props} onCreated={keepPending} replaces={null} />;
+      case "startOver":
+        return (
+          <NewKeyForm
+            {...props}
+            onCreated={keepPending}
+            replaces={registered}
+            onCancel={() => setScreen(screen.back)}
+          />
+        );
+      case "backup":
+        return (
+          <>
+            <BackupStep
+              pending={screen.pending}
+              busy={busy}
+              showError={alert.show}
+              alert={<FocusedAlert error={alert.error} />}
+              onDownloaded={async () => {
+                const pending = { ...screen.pending, downloaded: true };
+                await savePendingSetup(userId, pending);
+                setScreen({ kind: "backup", pending });
+              }}
+              onConfirmed={async () => {
+                const pending = { ...screen.pending, confirmed: true };
+                await savePendingSetup(userId, pending);
+                setScreen({ kind: "backup", pending });
+                await finish(pending);
+              }}
+            />
+            <DeveloperExport {...props} source={screen.pending.backup} />
+          </>
+        );
+      case "done":
+        return (
+          <section aria-labelledby="done-title" className="stack key-setup">
+            <h2 id="done-title">{t("doneTitle")}</h2>
+            <p>{t("doneIntro")}</p>
+            <p className="key-setup-actions">
+              <a className="button" href={props.next}>
+                {t("continue")}
+              </a>
+            </p>
+            {isKeyBackup(screen.installed) ? (
+              <p>
+                <BackupDownload backup={screen.installed} className="button-secondary">
+                  {t("downloadAgain")}
+                </BackupDownload>
+              </p>
+            ) : null}
+            <DeveloperExport {...props} source={screen.installed} />
+            {startOverLink(screen)}
+          </section>
+        );
+      case "import":
+        return (
+          <>
+            <FocusedAlert error={alert.error} />
+            <ImportForm {...props} />
+            {startOverLink(screen)}
+          </>
+        );
     }
   }
-
-  if (phase.kind === "backup") {
-    const bundle = JSON.stringify(
-      toBackupBundle({ issuer: props.issuer, user: props.subject, pair: phase.pair }),
-      null,
-      2,
-    );
-    const href = `data:application/json;charset=utf-8,${encodeURIComponent(bundle)}`;
-    return (
-      <section aria-labelledby="backup-title">
-        <h2 id="backup-title">{t("backupTitle")}</h2>
-        <p>{t("backupIntro")}</p>
-        <p className="stack">
-          <a className="button-secondary" href={href} download="bank-connect-key-backup.json">
-            {t("download")}
-          </a>
-          <a className="button" href={phase.next}>
-            {t("continue")}
-          </a>
-        </p>
-      </section>
-    );
-  }
-
-  return (
-    <form onSubmit={onSubmit} className="stack" noValidate>
-      {importing ? (
-        <>
-          <h2>{t("importTitle")}</h2>
-          <p>{t("importIntro")}</p>
-          <div className="field">
-            <label htmlFor="backup">{t("fileLabel")}</label>
-            <input id="backup" name="backup" type="file" accept="application/json,.json" required />
-          </div>
-        </>
-      ) : null}
-      <div className="field">
-        <label htmlFor="passphrase">{t("passphraseLabel")}</label>
-        <input
-          id="passphrase"
-          name="passphrase"
-          type="password"
-          autoComplete="new-password"
-          minLength={MIN_PASSPHRASE}
-          required
-          aria-describedby="passphrase-help"
-        />
-        <span id="passphrase-help" className="field-help">
-          {t("passphraseHelp")}
-        </span>
-      </div>
-      <div className="field">
-        <label htmlFor="confirm">{t("confirmLabel")}</label>
-        <input id="confirm" name="confirm" type="password" autoComplete="new-password" required />
-      </div>
-      {error ? (
-        <p className="alert" role="alert">
-          {error}
-        </p>
-      ) : null}
-      <p>
-        <button type="submit" className="button" disabled={phase.kind === "working"}>
-          {phase.kind === "working" ? t("working") : importing ? t("import") : t("create")}
-        </button>
-      </p>
-    </form>
-  );
 }

@@ -12,6 +12,31 @@ export default function EnvelopesPage() {
         <Link href="/docs/recipient-keys">recipient key</Link>. The scheme is{" "}
         <code>ecdh-p256-hkdf-aes-256-gcm</code>.
       </p>
+      <h2>Whose key, in plain words</h2>
+      <ul>
+        <li>
+          In user-key mode the user&apos;s browser makes the key. The service stores the bank data
+          encrypted to it and cannot read it. When the user approves, the browser hands the key to
+          you in the <Link href="/docs/relay">relay</Link>: keep <code>privateKey</code> as safely
+          as the API key, since together they read the user&apos;s data.
+        </li>
+        <li>
+          The same user relays the same key every time, from any browser they restored it in with
+          their encrypted backup file and passphrase.
+        </li>
+        <li>
+          A user who lost both their backup and their passphrase can start over with a new key.
+          Everything sealed to the old key is then deleted and the API keys that read it are revoked
+          (they answer <code>401</code>): your copy of the old key opens nothing stored afterwards.
+          When the user connects again, the relay brings the new key and the token exchange a new
+          API key.
+        </li>
+        <li>
+          With your own <Link href="/docs/recipient-keys">recipient key</Link> installed, new users
+          are sealed to your key instead, the relay&apos;s key fields are empty, and a user starting
+          over does not touch that data.
+        </li>
+      </ul>
       <h2>Keys</h2>
       <ul>
         <li>Curve NIST P-256 (prime256v1, secp256r1), used for ECDH.</li>

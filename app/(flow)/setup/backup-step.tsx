@@ -1,0 +1,111 @@
+"use client";
+
+import { useTranslations } from "next-intl";
+import { useState, type FormEvent, type ReactNode } from "react";
+import type { PendingSetup } from "@/lib/keys/browser-store";
+import { serializeKeyBackup, type KeyBackup } from "@/lib/keys/key-backup";
+import { BACKUP_FILENAME, dataUrl } from "./setup-requests";
+
+/** A link that downloads the encrypted backup file (kept in IndexedDB, so it works after a reload too). */
+export function BackupDownload({
+  backup,
+  className,
+  onDownload,
+  children,
+}: {
+  backup: KeyBackup;
+  className: string;
+  onDownload?: () => void;
+  children: ReactNode;
+}) {
+  return (
+    <a
+      className={className}
+      href={dataUrl(serializeKeyBackup(backup))}
+      download={BACKUP_FILENAME}
+      onClick={onDownload}
+    >
+      {children}
+    </a>
+  );
+}
+
+/**
+ * The backup step: the file first, then "I saved the file", then Continue
+ * (with the file still on offer). Continue stays hidden until the file was
+ * downloaded, and is refused until the box is ticked: setup is not left
+ * without a backup.
+ */
+export function BackupStep(props: {
+  pending: PendingSetup;
+  busy: boolean;
+  onDownloaded: () => Promise<void>;
+  onConfirmed: () => Promise<void>;
+  showError: (text: string) => void;
+  /** The screen's error, shown above Continue. */
+  alert: ReactNode;
+}) {
+  const t = useTranslations("Setup");
+  const [saved, setSaved] = useState(false);
+  const { pending } = props;
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (!pending.downloaded || !saved) return props.showError(t("notSaved"));
+    void props.onConfirmed();
+  }
+
+  return (
+    <section aria-labelledby="backup-title" className="stack key-setup">
+      <h2 id="backup-title">{t("backupTitle")}</h2>
+      <p>{t("backupIntro")}</p>
+      {pending.replaces ? <p className="notice">{t("replaceNotice")}</p> : null}
+      <form onSubmit={onSubmit} noValidate className="stack">
+        {pending.downloaded ? (
+          <>
+            <div className="key-setup-check">
+              <input
+                id="saved"
+                name="saved"
+                type="checkbox"
+                checked={saved}
+                onChange={(event) => setSaved(event.currentTarget.checked)}
+                aria-describedby="saved-help"
+              />
+              <label htmlFor="saved">{t("savedLabel")}</label>
+            </div>
+            <span id="saved-help" className="field-help">
+              {t("savedHelp")}
+            </span>
+            {props.alert}
+            <p className="key-setup-actions">
+              <button type="submit" className="button" disabled={props.busy}>
+                {props.busy ? t("working") : t("continue")}
+              </button>
+              <BackupDownload
+                backup={pending.backup}
+                className="key-setup-again"
+                onDownload={() => void props.onDownloaded()}
+              >
+                {t("downloadAgain")}
+              </BackupDownload>
+            </p>
+          </>
+        ) : (
+          <>
+            {props.alert}
+            <p className="key-setup-actions">
+              <BackupDownload
+                backup={pending.backup}
+                className="button"
+                onDownload={() => void props.onDownloaded()}
+              >
+                {t("download")}
+              </BackupDownload>
+            </p>
+          </>
+        )}
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,40 @@
+/**
+ * The setup screen's requests: register the public key, or replace it when
+ * starting over. Answers where the flow goes next, or why it did not work.
+ */
+export type KeyAnswer = { ok: true; next: string } | { ok: false; conflict: boolean };
+
+export async function postKey(
+  path: "/setup/key" | "/setup/start-over",
+  body: Record<string, string>,
+): Promise<KeyAnswer> {
+  let response: Response;
+  try {
+    response = await fetch(path, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  } catch {
+    return { ok: false, conflict: false };
+  }
+  if (response.status === 409) return { ok: false, conflict: true };
+  if (!response.ok) return { ok: false, conflict: false };
+  return { ok: true, next: ((await response.json()) as { next: string }).next };
+}
+
+/** Starts a download of `text` as `filename`, as a click on a download link would. */
+export function downloadText(text: string, filename: string): void {
+  const link = document.createElement("a");
+  link.href = dataUrl(text);
+  link.download = filename;
+  document.body.append(link);
+  link.click();
+  link.remove();
+}
+
+export const dataUrl = (text: string) =>
+  `data:application/json;charset=utf-8,${encodeURIComponent(text)}`;
+
+export const BACKUP_FILENAME = "bank-connect-key-backup.json";
+export const DEVELOPER_FILENAME = "bank-connect-key-UNENCRYPTED.json";

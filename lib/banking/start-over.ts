@@ -1,0 +1,91 @@
+import { recordKeyRevoked } from "../audit/api-keys";
+import { recordAuditEvent } from "../audit/record";
+import type { AuditContext } from "../audit/events";
+import { db } from "../db/client";
+
+/**
+ * Starting over with a new key (docs/key-model.md): a user who lost their
+ * key, or its passphrase, replaces it. What was sealed to the old key opens
+ * for nobody any more, so none of it is kept:
+ * - every tenant of the user sealed to the old key loses its connections,
+ *   accounts, balances and transactions, and goes back to unsealed, so its
+ *   next bank connection seals it like a new tenant;
+ * - the API keys reading those tenants are revoked: what they read is gone,
+ *   and what comes next is sealed to a key their holder does not have (the
+ *   relay that gives it to them mints a new API key);
+ * - codes minted for those tenants and not yet exchanged are deleted, so
+ *   none of them becomes such an API key later.
+ * Tenants sealed to a partner's recipient key are the partner's to open and
+ * are left alone.
+ */
+
+export type StartOverResult =
+  | { replaced: true; tenants: number; connections: number; apiKeysRevoked: number }
+  | { replaced: false };
+
+export async function replaceUserKey(input: {
+  userId: string;
+  /** The key the person saw registered when they chose to start over. */
+  replaces: string;
+  publicKey: string;
+  /** Who asked, for the audit log (docs/audit-log.md). */
+  audit: AuditContext;
+  now?: Date;
+}): Promise<StartOverResult> {
+  const now = input.now ?? new Date();
+  return db().$transaction(async (tx) => {
+    // Conditional: a second click, or another tab that already started over, changes nothing.
+    const swapped = await tx.user.updateMany({
+      where: { id: input.userId, publicKey: input.replaces },
+      data: { publicKey: input.publicKey, publicKeyAt: now },
+    });
+    if (swapped.count !== 1) return { replaced: false };
+
+    const tenants = await tx.tenant.findMany({
+      where: { userId: input.userId, sealingKeyKind: "user", sealingKey: input.replaces },
+      select: { id: true },
+    });
+    const tenantIds = tenants.map((tenant) => tenant.id);
+    const inTenants = { tenantId: { in: tenantIds } };
+    // Unsealing first locks the tenant rows: a bank session being stored for
+    // them either commits before this goes on (and is deleted below) or finds
+    // the tenant's key changed and writes nothing (lib/banking/ingest.ts).
+    await tx.tenant.updateMany({
+      where: { id: { in: tenantIds } },
+      data: { sealingKey: null, sealingKeyKind: null },
+    });
+    // Balances and transactions go with their accounts (ON DELETE CASCADE).
+    await tx.account.deleteMany({ where: inTenants });
+    const connections = await tx.connection.deleteMany({ where: inTenants });
+    const revoked = await tx.apiKey.updateManyAndReturn({
+      where: { ...inTenants, revokedAt: null },
+      data: { revokedAt: now },
+      select: { prefix: true, clientId: true, client: { select: { partnerId: true } } },
+    });
+    for (const key of revoked) {
+      await recordKeyRevoked(tx, {
+        clientId: key.clientId,
+        partnerId: key.client.partnerId,
+        userId: input.userId,
+        prefix: key.prefix,
+        clientIp: input.audit.clientIp,
+        at: now,
+        reason: "key_start_over",
+      });
+    }
+    await tx.authorizationCode.deleteMany({ where: { ...inTenants, consumedAt: null } });
+    const counts = {
+      tenants: tenantIds.length,
+      connections: connections.count,
+      apiKeysRevoked: revoked.length,
+    };
+    await recordAuditEvent(tx, {
+      type: "user.key_replaced",
+      context: input.audit,
+      userId: input.userId,
+      details: counts,
+      at: now,
+    });
+    return { replaced: true, ...counts };
+  });
+}

@@ -1,0 +1,39 @@
+import { requestAudit } from "../audit/context";
+import { replaceUserKey } from "../banking/start-over";
+import { db } from "../db/client";
+import { jsonResponse } from "../http/respond";
+import { readKeyRequest, refuse, validPublicKey } from "./key-setup";
+import { resolveNextStep } from "./steps";
+
+/**
+ * POST /setup/start-over `{csrf, replaces, publicKey}` (docs/key-model.md):
+ * a user who lost their key (or its passphrase) replaces it with a key the
+ * browser just made and backed up. `replaces` is the key the screen showed
+ * as registered, so a stale screen or a second click cannot replace a key
+ * registered in the meantime. Everything sealed to the old key is deleted
+ * and the API keys reading it are revoked (lib/banking/start-over.ts); the
+ * flow goes on at the bank step, and the new connections are sealed anew.
+ */
+export async function handleStartOver(request: Request): Promise<Response> {
+  const read = await readKeyRequest(request, "start-over");
+  if (read instanceof Response) return read;
+  const { flow, user, body } = read;
+  const publicKey = validPublicKey(body.publicKey);
+  const replaces = validPublicKey(body.replaces);
+  if (!publicKey || !replaces) return refuse(400, "invalid_key");
+  if (publicKey === replaces) return refuse(400, "same_key");
+
+  const result = await replaceUserKey({
+    userId: user.userId,
+    replaces,
+    publicKey,
+    audit: requestAudit(request, { kind: "user", id: user.userId }),
+  });
+  if (!result.replaced) {
+    // Already done by this very request's twin (a retry after a lost answer) is not a conflict.
+    const stored = await db().user.findUniqueOrThrow({ where: { id: user.userId } });
+    if (stored.publicKey !== publicKey) return refuse(409, "key_changed");
+  }
+  const next = await resolveNextStep(flow, { id: user.userId, email: user.email, publicKey });
+  return jsonResponse({ next: next.path }, { headers: { "Cache-Control": "no-store" } });
+}
