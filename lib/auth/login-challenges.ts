@@ -28,6 +28,7 @@ export {
 } from "./login-secrets";
 export {
   confirmLoginLink,
+  findLinkFlowId,
   inspectLoginLink,
   verifyLoginPin,
   type LinkConfirmation,

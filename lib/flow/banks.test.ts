@@ -69,7 +69,10 @@ const callback = (cookie: string, url: string) =>
   handleBankCallback(new Request(url, { headers: { Cookie: cookie } }));
 
 /** Starts at the bank and returns the sandbox authorization id it redirected to. */
-async function startAtBank(flow: { csrfSecret: string }, cookie: string): Promise<string> {
+async function startAtBank(
+  flow: { id: string; csrfSecret: string },
+  cookie: string,
+): Promise<string> {
   const response = await start(cookie, { ...BANK, csrf: csrfToken(flow, "bank") });
   expect(response.status).toBe(303);
   const location = new URL(response.headers.get("location") ?? "");

@@ -62,7 +62,9 @@ describe("cancel (SPEC 4.2 outcome 5, 7.1 access_denied)", () => {
     const ended = await db().flow.findUniqueOrThrow({ where: { id: flow.id } });
     expect(ended.completedAt).not.toBeNull();
     // A second cancel finds nothing open.
-    expect((await cancel(cookie, csrfToken(flow, "cancel"))).status).toBe(400);
+    const again = await cancel(cookie, csrfToken(flow, "cancel"));
+    expect(again.status).toBe(303);
+    expect(again.headers.get("location")).toBe("/error?reason=expired");
   });
 
   it("omits state when the authorize request had none", async () => {

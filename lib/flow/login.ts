@@ -12,7 +12,8 @@ import { clientIpOf } from "../http/client-ip";
 import { readCookie } from "../http/cookies";
 import { toSafeReturnPath } from "../http/return-url";
 import { toScreenBranding } from "../partners/branding";
-import { isSameOrigin, isValidCsrfToken } from "./csrf";
+import { isSameOrigin, isStaleTabToken, isValidCsrfToken } from "./csrf";
+import { FLOW_ENDED_PATH, STALE_TAB_PATH } from "./dead-ends";
 import { findBrowserFlow } from "./flows";
 import { flowLocale } from "./locale";
 import { readBodyTextOrRefuse } from "../http/body-limits";
@@ -47,8 +48,14 @@ async function readForm(request: Request) {
   const text = await readBodyTextOrRefuse(request);
   if (text instanceof Response) return text;
   const form = new URLSearchParams(text);
-  // Inside a flow the form also carries the flow's token (login CSRF).
-  if (flow && !isValidCsrfToken(flow, "login", form.get("csrf"))) return null;
+  const csrf = form.get("csrf");
+  // Inside a flow the form also carries the flow's token (login CSRF). A form
+  // from a tab whose flow is over or was replaced is sent on, not refused.
+  if (flow ? !isValidCsrfToken(flow, "login", csrf) : csrf !== null) {
+    if (await isStaleTabToken(flow, "login", csrf))
+      return redirect(flow ? STALE_TAB_PATH : FLOW_ENDED_PATH);
+    return null;
+  }
   const returnUrl = toSafeReturnPath(form.get("returnUrl"), getEnv().issuer);
   return { flow, form, returnUrl };
 }
@@ -89,13 +96,22 @@ export async function handleLoginRequest(request: Request): Promise<Response> {
   return redirect(loginPage({ returnUrl, email, sent: 1 }), cookies);
 }
 
+/**
+ * The code as people paste or type it: "710 617", "710-617", full-width
+ * digits from a phone keyboard. Separators are dropped; what is left must be
+ * six digits.
+ */
+export function normalizeLoginCode(value: string): string {
+  return value.normalize("NFKC").replace(/[\s\-\u2010-\u2015\u2212.·_]/g, "");
+}
+
 export async function handleLoginCode(request: Request): Promise<Response> {
   const read = await readForm(request);
   if (!read) return new Response(null, { status: 403 });
   if (read instanceof Response) return read;
   const { form, returnUrl } = read;
   const email = (form.get("email") ?? "").trim();
-  const code = (form.get("code") ?? "").replace(/\s/g, "");
+  const code = normalizeLoginCode(form.get("code") ?? "");
   const back = (error: string, extra: Record<string, number> = {}) =>
     redirect(loginPage({ returnUrl, email, sent: 1, error, ...extra }));
   if (!/^\d{6}$/.test(code)) return back("code_format");

@@ -70,7 +70,7 @@ function post(path: string, cookies: string, body: Record<string, string>, json 
   });
 }
 
-const approve = (flow: { csrfSecret: string }, cookies: string) =>
+const approve = (flow: { id: string; csrfSecret: string }, cookies: string) =>
   handleConsentApprove(post("/consent/approve", cookies, { csrf: csrfToken(flow, "approve") }));
 
 const flowRow = (id: string) => db().flow.findUniqueOrThrow({ where: { id } });
