@@ -158,7 +158,10 @@ describe("stale sessions re-confirm before approving (partner-key mode)", () => 
     expect((await flowRow(flow.id)).consentedAt).not.toBeNull();
     // The stale cookie, replayed, approves nothing.
     await db().flow.update({ where: { id: flow.id }, data: { consentedAt: null } });
-    expect((await approve(flow, cookies)).status).toBe(401);
+    const replayed = await approve(flow, cookies);
+    expect(replayed.status).toBe(303);
+    expect(replayed.headers.get("location")).toBe("/login");
+    expect((await flowRow(flow.id)).consentedAt).toBeNull();
   });
 
   it("user-key mode asks no re-confirmation: unlocking the key with its passphrase in this browser is that confirmation", async () => {

@@ -6,7 +6,7 @@ import type { FlowProgress } from "@/lib/flow/steps";
  * readers and narrow phones get, the current item carries aria-current.
  */
 export async function StepIndicator({ progress }: { progress: FlowProgress }) {
-  const t = await getTranslations("Steps");
+  const t = await getTranslations("Progress");
   const total = progress.steps.length;
   const current = progress.steps[progress.current];
   return (

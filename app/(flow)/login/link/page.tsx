@@ -85,7 +85,7 @@ export default async function LoginLinkPage({
     <FlowShell flow={flow} branding={shownBranding} user={user} step={null}>
       <h1>{t("title")}</h1>
       <FocusMessage tone={signedIntoFlow ? "info" : "error"}>
-        <p>{signedIntoFlow ? t("alreadySignedIn") : t(status)}</p>
+        <p>{signedIntoFlow ? t("alreadySignedIn") : t(status === "valid" ? "unknown" : status)}</p>
       </FocusMessage>
       <p className="actions">
         <a className="button" href={next.href}>
