@@ -61,7 +61,8 @@ async function checkScreen(page: Page, locale: string, name: string, primary: st
       mkdirSync(SHOTS, { recursive: true });
       await page.screenshot({
         path: path.join(SHOTS, `${locale}-${name}-${width}.png`),
-        fullPage: true,
+        // Phones: what the screen shows before scrolling; desktop: all of it.
+        fullPage: width !== FOLD.width,
       });
     }
   }
@@ -133,6 +134,7 @@ for (const locale of ["en", "de", "fi"] as const) {
     await page.locator("#passphrase").fill(PASSPHRASE);
     await page.locator('.action-bar button[type="submit"]').click();
     await relay;
+    await page.waitForURL(partnerApp().redirectUri);
     await page.goto("/consent");
     await expect(page).toHaveURL(/\/error/);
     await checkScreen(page, locale, "error-done", ".actions a.button");

@@ -35,6 +35,7 @@ const CHECKLIST_ITEMS = [
   "oversize request bodies refused with 413 before any handler runs, never acted on in part",
   "SSRF: IPv6 addresses carrying an IPv4 address (NAT64, 6to4, Teredo, IPv4-compatible, IPv4-mapped)",
   "data sealed to a user's key stays openable after the partner installs a recipient key",
+  "a finished, expired or replaced flow acts on nothing: no second relay, read-only lookups, links only to the partner's registered origin",
 ] as const;
 
 interface Proof {

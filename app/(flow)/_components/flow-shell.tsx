@@ -65,7 +65,11 @@ export async function FlowShell({
         {branding?.logoUrl ? (
           // eslint-disable-next-line @next/next/no-img-element -- served by us, sized by CSS
           <img className="flow-logo" src={branding.logoUrl} alt={t("logoAlt", { partner })} />
-        ) : null}
+        ) : (
+          <span className="flow-monogram" aria-hidden="true">
+            {Array.from(partner)[0]?.toUpperCase()}
+          </span>
+        )}
         <span className="flow-partner">{partner}</span>
       </header>
       {flow ? <TabGuard flowId={flow.id} startedAt={flow.createdAt.getTime()} /> : null}

@@ -14,7 +14,12 @@ export async function StepIndicator({ progress }: { progress: FlowProgress }) {
       <p className="steps-count">
         {t("count", { current: progress.current + 1, total })}
         {current ? <span className="visually-hidden">: {t(current)}</span> : null}
-        {current ? <span aria-hidden="true"> · {t(current)}</span> : null}
+        {current ? (
+          <span className="steps-current" aria-hidden="true">
+            {" "}
+            · {t(current)}
+          </span>
+        ) : null}
       </p>
       <ol>
         {progress.steps.map((step, index) => (
