@@ -57,14 +57,17 @@ async function readForm(request: Request) {
     return null;
   }
   const returnUrl = toSafeReturnPath(form.get("returnUrl"), getEnv().issuer);
-  return { flow, form, returnUrl };
+  // A re-confirmation keeps saying so (and keeps its signed-in person on the
+  // sign-in page) until the new mail's code or link is used.
+  const reconfirm = flow && form.get("reconfirm") === "1" ? 1 : null;
+  return { flow, form, returnUrl, reconfirm };
 }
 
 export async function handleLoginRequest(request: Request): Promise<Response> {
   const read = await readForm(request);
   if (!read) return new Response(null, { status: 403 });
   if (read instanceof Response) return read;
-  const { flow, form, returnUrl } = read;
+  const { flow, form, returnUrl, reconfirm } = read;
   const email = (form.get("email") ?? "").trim();
   const existingNonce = readCookie(request, loginNonceCookieName());
   const browserNonce = existingNonce ?? newBrowserNonce();
@@ -85,15 +88,22 @@ export async function handleLoginRequest(request: Request): Promise<Response> {
     clientIp: clientIpOf(request),
   });
   if (result.status === "invalid_email") {
-    return redirect(loginPage({ returnUrl, email, error: "invalid_email" }), cookies);
+    return redirect(loginPage({ returnUrl, email, reconfirm, error: "invalid_email" }), cookies);
   }
   if (result.status === "throttled") {
     return redirect(
-      loginPage({ returnUrl, email, sent: 1, error: "throttled", retry: result.retryAfterSeconds }),
+      loginPage({
+        returnUrl,
+        email,
+        reconfirm,
+        sent: 1,
+        error: "throttled",
+        retry: result.retryAfterSeconds,
+      }),
       cookies,
     );
   }
-  return redirect(loginPage({ returnUrl, email, sent: 1 }), cookies);
+  return redirect(loginPage({ returnUrl, email, reconfirm, sent: 1 }), cookies);
 }
 
 /**
@@ -109,11 +119,11 @@ export async function handleLoginCode(request: Request): Promise<Response> {
   const read = await readForm(request);
   if (!read) return new Response(null, { status: 403 });
   if (read instanceof Response) return read;
-  const { form, returnUrl } = read;
+  const { form, returnUrl, reconfirm } = read;
   const email = (form.get("email") ?? "").trim();
   const code = normalizeLoginCode(form.get("code") ?? "");
   const back = (error: string, extra: Record<string, number> = {}) =>
-    redirect(loginPage({ returnUrl, email, sent: 1, error, ...extra }));
+    redirect(loginPage({ returnUrl, email, reconfirm, sent: 1, error, ...extra }));
   if (!/^\d{6}$/.test(code)) return back("code_format");
   const browserNonce = readCookie(request, loginNonceCookieName());
   if (!browserNonce) return back("expired");

@@ -49,8 +49,14 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
         <>
           <p className="wrap">{codeFirst ? t("sentCode", { email }) : t("sentLink", { email })}</p>
           {codeFirst ? null : <p className="muted">{t("typeCodeInstead")}</p>}
-          <CodeForm flow={flow} email={email} returnUrl={returnUrl} focus={!search.error} />
-          <EmailForm flow={flow} email={email} returnUrl={returnUrl} resend />
+          <CodeForm
+            flow={flow}
+            email={email}
+            returnUrl={returnUrl}
+            reconfirm={reconfirm}
+            focus={!search.error}
+          />
+          <EmailForm flow={flow} email={email} returnUrl={returnUrl} reconfirm={reconfirm} resend />
         </>
       ) : (
         <>
@@ -59,7 +65,13 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
           ) : (
             <p>{t("intro", { partner })}</p>
           )}
-          <EmailForm flow={flow} email={email} returnUrl={returnUrl} focus={!search.error} />
+          <EmailForm
+            flow={flow}
+            email={email}
+            returnUrl={returnUrl}
+            reconfirm={reconfirm}
+            focus={!search.error}
+          />
         </>
       )}
     </FlowShell>
@@ -90,12 +102,14 @@ async function EmailForm({
   flow,
   email,
   returnUrl,
+  reconfirm,
   resend = false,
   focus = false,
 }: {
   flow: LoadedFlow | null;
   email: string;
   returnUrl: string;
+  reconfirm: boolean;
   resend?: boolean;
   focus?: boolean;
 }) {
@@ -104,6 +118,7 @@ async function EmailForm({
     <form method="post" action="/login/request" className="stack">
       {flow ? <input type="hidden" name="csrf" value={csrfToken(flow, "login")} /> : null}
       <input type="hidden" name="returnUrl" value={returnUrl} />
+      {reconfirm ? <input type="hidden" name="reconfirm" value="1" /> : null}
       {resend ? (
         <>
           <input type="hidden" name="email" value={email} />
@@ -156,11 +171,13 @@ async function CodeForm({
   flow,
   email,
   returnUrl,
+  reconfirm,
   focus,
 }: {
   flow: LoadedFlow | null;
   email: string;
   returnUrl: string;
+  reconfirm: boolean;
   focus: boolean;
 }) {
   const t = await getTranslations("Login");
@@ -168,6 +185,7 @@ async function CodeForm({
     <form method="post" action="/login/code" className="stack">
       {flow ? <input type="hidden" name="csrf" value={csrfToken(flow, "login")} /> : null}
       <input type="hidden" name="returnUrl" value={returnUrl} />
+      {reconfirm ? <input type="hidden" name="reconfirm" value="1" /> : null}
       <input type="hidden" name="email" value={email} />
       <div className="field">
         <label htmlFor="code">{t("codeLabel")}</label>
