@@ -1,4 +1,5 @@
-import { expect, test } from "@playwright/test";
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
 import { db } from "../lib/db/client";
 import { connectJourneyDatabase } from "./support/database";
 import {
@@ -26,6 +27,16 @@ test.describe.configure({ timeout: 120_000 });
 const partnerApp = partnerAppForSpec();
 const partnerSite = () => new URL(partnerApp().redirectUri).origin;
 
+async function expectAccessible(page: Page) {
+  const results = await new AxeBuilder({ page }).analyze();
+  const serious = results.violations.filter(
+    (v) => v.impact === "serious" || v.impact === "critical",
+  );
+  expect(
+    serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
+  ).toEqual([]);
+}
+
 test("a magic link opened in another browser says at once to type the code in the first window", async ({
   page,
   browser,
@@ -45,6 +56,7 @@ test("a magic link opened in another browser says at once to type the code in th
   await expect(otherPage.locator("main")).toContainText("Type the 6-digit code");
   await expect(otherPage.locator(".flow-partner")).toHaveText("Linkmoney");
   await expect(otherPage.locator(`main a[href="${partnerSite()}"]`)).toBeVisible();
+  await expectAccessible(otherPage);
   await other.close();
 
   // The first window still signs in with the code: looking used nothing.
@@ -94,11 +106,13 @@ test("two tabs: the older tab says it is out of date and continues with the newe
   await newer.goto(authorizePath(client, newPkce().challenge, { state: "newer" }));
   await expect(newer).toHaveURL(/\/consent$/);
   await expect(page.locator(".tab-notice")).toBeVisible();
+  await expectAccessible(page);
 
   // Allow in the older tab: no bare 403, but the way to the current flow.
   await page.locator('form[action="/consent/approve"] button[type="submit"]').click();
   await expect(page).toHaveURL(/\/error\?reason=stale_tab/);
   await expect(page.locator("main [role=alert]")).toBeVisible();
+  await expectAccessible(page);
   await page.locator(".actions a.button").click();
   await expect(page).toHaveURL(/\/consent$/);
   await page.locator('form[action="/consent/approve"] button[type="submit"]').click();
@@ -136,6 +150,7 @@ test("Back after finishing says you're done and links to the partner, in the par
   expect(accent).toBe("rgb(10, 125, 56)");
   // Nothing here can post to the finished flow.
   await expect(page.locator('form[action="/oauth/cancel"]')).toHaveCount(0);
+  await expectAccessible(page);
 });
 
 test("Back to the bank after the partner got the relay, and approving again, says you're done", async ({
@@ -172,6 +187,7 @@ test("approving again at the sandbox bank says the bank is already connected", a
   await page.locator('button[value="approve"]').click();
   await expect(page).toHaveURL(/\/banks\?notice=connected/);
   await expect(page.locator("main [role=alert]")).toHaveClass(/alert-success/);
+  await expectAccessible(page);
   await page.locator('form[action="/banks/continue"] button[type="submit"]').click();
   await expect(page).toHaveURL(/\/consent$/);
 });
@@ -185,4 +201,5 @@ test("the step indicator names the step and its place", async ({ page }) => {
   await expect(page).toHaveURL(/\/setup$/);
   await expect(page.locator(".steps")).toContainText("Step 2 of 4");
   await expect(page.locator('.steps [aria-current="step"]')).toContainText("Your key");
+  await expectAccessible(page);
 });

@@ -59,11 +59,17 @@ async function checkScreen(page: Page, locale: string, name: string, primary: st
     }
     if (SHOTS && width !== 320) {
       mkdirSync(SHOTS, { recursive: true });
-      await page.screenshot({
-        path: path.join(SHOTS, `${locale}-${name}-${width}.png`),
-        // Phones: what the screen shows before scrolling; desktop: all of it.
-        fullPage: width !== FOLD.width,
-      });
+      // Phones: what the screen shows before scrolling; desktop: all of it.
+      const fullPage = width !== FOLD.width;
+      await page.screenshot({ path: path.join(SHOTS, `${locale}-${name}-${width}.png`), fullPage });
+      if (locale === "en") {
+        await page.emulateMedia({ colorScheme: "dark" });
+        await page.screenshot({
+          path: path.join(SHOTS, `${locale}-${name}-${width}-dark.png`),
+          fullPage,
+        });
+        await page.emulateMedia({ colorScheme: "light" });
+      }
     }
   }
   await page.setViewportSize(FOLD);
