@@ -51,11 +51,12 @@ async function readForm(request: Request) {
   const csrf = form.get("csrf");
   // Inside a flow the form also carries the flow's token (login CSRF). A form
   // from a tab whose flow is over or was replaced is sent on, not refused.
-  if (flow ? !isValidCsrfToken(flow, "login", csrf) : csrf !== null) {
-    if (await isStaleTabToken(flow, "login", csrf))
-      return redirect(flow ? STALE_TAB_PATH : FLOW_ENDED_PATH);
-    return null;
+  if (flow && !isValidCsrfToken(flow, "login", csrf)) {
+    return (await isStaleTabToken(flow, "login", csrf)) ? redirect(STALE_TAB_PATH) : null;
   }
+  // Without a live flow the token is not needed, but one naming an earlier
+  // flow means that flow is over: say so rather than sign in out of context.
+  if (!flow && (await isStaleTabToken(null, "login", csrf))) return redirect(FLOW_ENDED_PATH);
   const returnUrl = toSafeReturnPath(form.get("returnUrl"), getEnv().issuer);
   // A re-confirmation keeps saying so (and keeps its signed-in person on the
   // sign-in page) until the new mail's code or link is used.
