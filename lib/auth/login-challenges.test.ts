@@ -7,6 +7,7 @@ import { findLastMessage } from "../mail";
 import { createTestUser, uniqueEmail } from "../../test/oauth-fixtures";
 import {
   confirmLoginLink,
+  findLinkFlowId,
   inspectLoginLink,
   LOGIN_CHALLENGE_LIFETIME_MINUTES,
   newBrowserNonce,
@@ -142,6 +143,32 @@ describe("the magic link: scanner-safe, single use, same browser", () => {
         clientIp: asked.clientIp,
       }),
     ).toEqual({ status: "expired" });
+  });
+
+  it("tells on opening that the link is in another browser, without using it", async () => {
+    const asked = await requestAndRead({ flowId: null });
+    const email = asked.email.trim().toLowerCase();
+    expect(await inspectLoginLink(asked.token, asked.now, newBrowserNonce())).toEqual({
+      status: "other_browser",
+      email,
+    });
+    expect(await inspectLoginLink(asked.token, asked.now, null)).toEqual({
+      status: "other_browser",
+      email,
+    });
+    expect(await inspectLoginLink(asked.token, asked.now, asked.browserNonce)).toEqual({
+      status: "valid",
+      sameBrowserRequired: true,
+      email,
+    });
+    // A closed link says why, in any browser; looking consumed nothing.
+    expect(await findLinkFlowId(asked.token)).toBeNull();
+    expect(
+      (await confirmLoginLink({ token: asked.token, browserNonce: asked.browserNonce })).status,
+    ).toBe("ok");
+    expect(await inspectLoginLink(asked.token, asked.now, newBrowserNonce())).toEqual({
+      status: "used",
+    });
   });
 
   it("refuses another browser and keeps working in the one that asked", async () => {

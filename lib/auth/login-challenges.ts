@@ -26,6 +26,7 @@ export {
 } from "./login-secrets";
 export {
   confirmLoginLink,
+  findLinkFlowId,
   inspectLoginLink,
   verifyLoginPin,
   type LinkConfirmation,

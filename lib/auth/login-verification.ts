@@ -41,7 +41,9 @@ export type PinVerification =
 type ClosedLink = { status: "used" | "expired" | "unknown" };
 
 export type LinkInspection =
-  { status: "valid"; sameBrowserRequired: true; email: string } | ClosedLink;
+  | { status: "valid"; sameBrowserRequired: true; email: string }
+  | { status: "other_browser"; email: string }
+  | ClosedLink;
 
 export type LinkConfirmation = SignedIn | { status: "other_browser" } | ClosedLink;
 
@@ -157,12 +159,31 @@ async function explainClosedPin(
 
 /**
  * The magic link's landing page (GET): whether the link can sign in. It
- * consumes nothing, because mail scanners open links (DESIGN.md §6.2).
+ * consumes nothing, because mail scanners open links (DESIGN.md §6.2). Given
+ * the browser's login nonce cookie (null when it has none), a link opened in
+ * another browser than the one that asked says so at once, so the page does
+ * not offer a button that cannot work; the comparison touches nothing.
  */
-export async function inspectLoginLink(token: string, now = new Date()): Promise<LinkInspection> {
+export async function inspectLoginLink(
+  token: string,
+  now = new Date(),
+  browserNonce?: string | null,
+): Promise<LinkInspection> {
   const challenge = await findChallengeByToken(token);
   if (!challenge || linkState(challenge, now) !== "open") return closedLink(challenge, now);
+  if (browserNonce !== undefined && !isSameBrowser(browserNonce, challenge.browserHash)) {
+    return { status: "other_browser", email: challenge.email };
+  }
   return { status: "valid", sameBrowserRequired: true, email: challenge.email };
+}
+
+/**
+ * The flow a sign-in link was requested for, whatever the link's state: its
+ * landing page shows that partner's branding and a way back to it. Only the
+ * holder of the link (the mailbox) learns this.
+ */
+export async function findLinkFlowId(token: string): Promise<string | null> {
+  return (await findChallengeByToken(token))?.flowId ?? null;
 }
 
 /**

@@ -69,7 +69,10 @@ const callback = (cookie: string, url: string) =>
   handleBankCallback(new Request(url, { headers: { Cookie: cookie } }));
 
 /** Starts at the bank and returns the sandbox authorization id it redirected to. */
-async function startAtBank(flow: { csrfSecret: string }, cookie: string): Promise<string> {
+async function startAtBank(
+  flow: { id: string; csrfSecret: string },
+  cookie: string,
+): Promise<string> {
   const response = await start(cookie, { ...BANK, csrf: csrfToken(flow, "bank") });
   expect(response.status).toBe(303);
   const location = new URL(response.headers.get("location") ?? "");
@@ -98,13 +101,23 @@ describe("bank picker: start and callback", () => {
     }
   });
 
-  it("uses a callback once: a replay stores nothing more", async () => {
+  it("uses a callback once: a replay stores nothing more and says the bank is connected", async () => {
     const { flow, cookie, subject } = await signedInFlow();
     const back = approveSandboxAuthorization(await startAtBank(flow, cookie)) ?? "";
     expect((await callback(cookie, back)).headers.get("location")).toBe("/consent");
     const replay = await callback(cookie, back);
-    expect(replay.headers.get("location")).toBe("/banks?notice=failed");
+    expect(replay.headers.get("location")).toBe("/banks?notice=connected");
     expect(await connectionsOf(subject)).toHaveLength(1);
+  });
+
+  it("approving again at the bank after a denial is still a failure, not a connection", async () => {
+    const { flow, cookie, subject } = await signedInFlow();
+    const authorization = await startAtBank(flow, cookie);
+    const denied = denySandboxAuthorization(authorization) ?? "";
+    expect((await callback(cookie, denied)).headers.get("location")).toBe("/banks?notice=denied");
+    const again = await callback(cookie, approveSandboxAuthorization(authorization) ?? "");
+    expect(again.headers.get("location")).toBe("/banks?notice=failed");
+    expect(await connectionsOf(subject)).toEqual([]);
   });
 
   it("sends a denial back to the picker with its notice", async () => {

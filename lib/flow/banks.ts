@@ -9,7 +9,8 @@ import { getEnv } from "../env";
 import { log } from "../log";
 import { upstream } from "../upstream";
 import type { Aspsp, PsuType } from "../upstream/types";
-import { isSameOrigin, isValidCsrfToken } from "./csrf";
+import { isSameOrigin, isStaleTabToken, isValidCsrfToken } from "./csrf";
+import { FLOW_ENDED_PATH, STALE_TAB_PATH } from "./dead-ends";
 import { findBrowserFlow } from "./flows";
 import { flowLocale } from "./locale";
 import { serverRelay } from "./relay-for-flow";
@@ -35,7 +36,7 @@ async function signedInFlow(
   request: Request,
 ): Promise<{ flow: BrowserFlow; user: SignedIn } | Response> {
   const [flow, user] = await Promise.all([findBrowserFlow(request), findSignedInUser(request)]);
-  if (!flow) return redirect("/error?reason=expired");
+  if (!flow) return redirect(FLOW_ENDED_PATH);
   if (!user || flow.userId !== user.userId) return redirect("/login");
   return { flow, user };
 }
@@ -43,6 +44,13 @@ async function signedInFlow(
 /** The flow's tenant, whose keyed hash is the user's stable, opaque id at the bank. */
 const subjectOf = (flow: BrowserFlow, user: SignedIn) =>
   tenantSubject(flow.client.partner?.id ?? null, { id: user.userId, email: user.email });
+
+/** A bank form without this flow's token: sent on from an out-of-date tab, refused otherwise. */
+async function refuseBankForm(flow: BrowserFlow, csrf: string | null): Promise<Response | null> {
+  if (isValidCsrfToken(flow, "bank", csrf)) return null;
+  if (await isStaleTabToken(flow, "bank", csrf)) return redirect(STALE_TAB_PATH);
+  return new Response(null, { status: 403 });
+}
 
 /** Records the pending authorization and sends the browser to the bank's consent page. */
 async function sendToBank(
@@ -95,7 +103,8 @@ export async function handleBankStart(request: Request): Promise<Response> {
   const text = await readBodyTextOrRefuse(request);
   if (text instanceof Response) return text;
   const form = new URLSearchParams(text);
-  if (!isValidCsrfToken(flow, "bank", form.get("csrf"))) return new Response(null, { status: 403 });
+  const refused = await refuseBankForm(flow, form.get("csrf"));
+  if (refused) return refused;
 
   const country = form.get("country") ?? "";
   const name = form.get("bank") ?? "";
@@ -138,13 +147,20 @@ export async function handleBankCallback(request: Request): Promise<Response> {
     where: { stateHash: keyedHash("bank-state", state) },
   });
   // Bound to this browser's flow, used once, not stale.
-  if (
-    !authorization ||
-    authorization.flowId !== flow.id ||
-    authorization.completedAt ||
-    authorization.expiresAt <= new Date()
-  ) {
+  if (!authorization || authorization.flowId !== flow.id || authorization.expiresAt <= new Date()) {
     return redirect("/banks?notice=failed");
+  }
+  // Approving again at the bank (Back to its page) brings the used callback
+  // once more: the bank it connected is there, so that is no failure.
+  if (authorization.completedAt) {
+    const connected = await db().connection.count({
+      where: {
+        tenant: { subject: subjectOf(flow, user) },
+        aspspName: authorization.aspspName,
+        aspspCountry: authorization.aspspCountry,
+      },
+    });
+    return redirect(connected > 0 ? "/banks?notice=connected" : "/banks?notice=failed");
   }
   const done = await db().bankAuthorization.updateMany({
     where: { id: authorization.id, completedAt: null },
@@ -201,7 +217,8 @@ export async function handleBankContinue(request: Request): Promise<Response> {
   const text = await readBodyTextOrRefuse(request);
   if (text instanceof Response) return text;
   const form = new URLSearchParams(text);
-  if (!isValidCsrfToken(flow, "bank", form.get("csrf"))) return new Response(null, { status: 403 });
+  const refused = await refuseBankForm(flow, form.get("csrf"));
+  if (refused) return refused;
   const next = await resolveNextStep(flow, {
     id: user.userId,
     email: user.email,

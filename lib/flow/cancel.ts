@@ -6,7 +6,8 @@ import { OAuthError, toErrorBody } from "../oauth/errors";
 import { bodyKind, readBodyText } from "../oauth/params";
 import { errorFields, relayResponse } from "../oauth/relay";
 import { oauthJson } from "../oauth/responses";
-import { isSameOrigin, isValidCsrfToken } from "./csrf";
+import { isSameOrigin, isStaleTabToken, isValidCsrfToken } from "./csrf";
+import { FLOW_ENDED_PATH, seeOther, STALE_TAB_PATH } from "./dead-ends";
 import { findBrowserFlow } from "./flows";
 
 /** CONTRACT §3: the description the SDK tests pin for a cancel. */
@@ -25,19 +26,23 @@ export async function handleCancelRequest(request: Request): Promise<Response> {
   if (!isSameOrigin(request)) return refuse(403, "cross-origin request refused");
   if (bodyKind(request) !== "form") return refuse(400, "content type must be a form");
   const flow = await findBrowserFlow(request);
-  if (!flow) return refuse(400, "no authorization request is in progress in this browser");
+  // A browser whose flow is over (a second click, an older tab) is shown the
+  // way back to the partner by the error screen; nothing is relayed twice.
+  if (!flow) return seeOther(FLOW_ENDED_PATH);
   const text = await readBodyText(request).catch(() => null);
   if (text === null) return refuse(400, "request body too large");
   const form = new URLSearchParams(text);
-  if (!isValidCsrfToken(flow, "cancel", form.get("csrf"))) return refuse(403, "invalid CSRF token");
+  if (!isValidCsrfToken(flow, "cancel", form.get("csrf"))) {
+    if (await isStaleTabToken(flow, "cancel", form.get("csrf"))) return seeOther(STALE_TAB_PATH);
+    return refuse(403, "invalid CSRF token");
+  }
 
   // Ends the flow once: a second cancel or an approval after it finds nothing open.
   const ended = await db().flow.updateMany({
     where: { id: flow.id, completedAt: null },
     data: { completedAt: new Date(), step: "done" },
   });
-  if (ended.count !== 1)
-    return refuse(400, "no authorization request is in progress in this browser");
+  if (ended.count !== 1) return seeOther(FLOW_ENDED_PATH);
 
   const locale = negotiateLocale({
     uiLocales: flow.locale,

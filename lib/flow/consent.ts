@@ -4,7 +4,8 @@ import { db } from "../db/client";
 import { jsonResponse } from "../http/respond";
 import { approveFlow } from "./approve";
 import { flowLoginPath } from "./continue";
-import { isSameOrigin, isValidCsrfToken } from "./csrf";
+import { isSameOrigin, isStaleTabToken, isValidCsrfToken } from "./csrf";
+import { FLOW_ENDED_PATH, seeOther, STALE_TAB_PATH } from "./dead-ends";
 import { findBrowserFlow, keyModeFor } from "./flows";
 import { serverRelay } from "./relay-for-flow";
 import { resolveNextStep, tenantHasConnection } from "./steps";
@@ -35,9 +36,14 @@ export async function handleConsentApprove(request: Request): Promise<Response> 
   const refuse = (status: number, error: string) => jsonResponse({ error }, { status });
   if (!isSameOrigin(request)) return refuse(403, "cross_origin");
   const [flow, user] = await Promise.all([findBrowserFlow(request), findSignedInUser(request)]);
-  if (!flow || !user || flow.userId !== user.userId) return refuse(401, "no_flow");
-
   const isJson = (request.headers.get("content-type") ?? "").startsWith("application/json");
+  // A page that no longer matches the browser's flow is sent on, not refused:
+  // the form to a screen that says what happened, the script told where to go.
+  const sendOn = (status: number, error: string, location: string) =>
+    isJson ? jsonResponse({ error, location }, { status }) : seeOther(location);
+  if (!flow) return sendOn(401, "no_flow", FLOW_ENDED_PATH);
+  if (!user || flow.userId !== user.userId) return sendOn(401, "no_flow", "/login");
+
   const text = await readBodyTextOrRefuse(request);
   if (text instanceof Response) return text;
   let csrf: string | null = null;
@@ -53,7 +59,11 @@ export async function handleConsentApprove(request: Request): Promise<Response> 
   } else {
     csrf = new URLSearchParams(text).get("csrf");
   }
-  if (!isValidCsrfToken(flow, "approve", csrf)) return refuse(403, "invalid_csrf");
+  if (!isValidCsrfToken(flow, "approve", csrf)) {
+    if (await isStaleTabToken(flow, "approve", csrf))
+      return sendOn(409, "stale_tab", STALE_TAB_PATH);
+    return refuse(403, "invalid_csrf");
+  }
 
   const subject = tenantSubject(flow.client.partner?.id ?? null, {
     id: user.userId,

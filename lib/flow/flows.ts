@@ -68,13 +68,26 @@ export function findBrowserFlow(request: Request, now = new Date()) {
 
 /** The live flow a flow-cookie value stands for, or null (server components read the cookie). */
 export async function findFlowByCookie(value: string | null | undefined, now = new Date()) {
+  const found = await findFlowRecordByCookie(value, now);
+  return found?.status === "live" ? found.flow : null;
+}
+
+/** Whether a flow can still go on, was finished (approved or cancelled), or ran out of time. */
+export type FlowStatus = "live" | "finished" | "expired";
+
+/**
+ * The flow a flow-cookie value stands for in any state, read-only: the error
+ * and "you're done" screens show the partner's branding and a way back to the
+ * partner after the flow ended. Nothing here lets a finished flow act again.
+ */
+export async function findFlowRecordByCookie(value: string | null | undefined, now = new Date()) {
   const match = value ? /^([0-9a-f-]{36})\.([A-Za-z0-9_-]{20,100})$/.exec(value) : null;
   if (!match) return null;
   const [, flowId = "", secret = ""] = match;
   const flow = await db().flow.findUnique({
     where: { id: flowId },
     include: {
-      user: { select: { id: true, email: true, publicKey: true, locale: true } },
+      user: { select: { id: true, email: true, publicKey: true, publicKeyAt: true, locale: true } },
       client: {
         select: {
           id: true,
@@ -100,9 +113,28 @@ export async function findFlowByCookie(value: string | null | undefined, now = n
       },
     },
   });
-  if (!flow || flow.expiresAt <= now || flow.completedAt) return null;
+  if (!flow) return null;
   if (!timingSafeEqualString(flow.cookieHash, keyedHash("flow-cookie", secret))) return null;
-  return flow;
+  const status: FlowStatus = flow.completedAt
+    ? "finished"
+    : flow.expiresAt <= now
+      ? "expired"
+      : "live";
+  return { flow, status };
+}
+
+/**
+ * The partner's own site, for "return to the partner" links once a flow can no
+ * longer relay: the origin of the flow's registered redirect URI (checked
+ * exactly at authorization), and only for http(s) addresses.
+ */
+export function partnerSiteOf(redirectUri: string): string | null {
+  try {
+    const url = new URL(redirectUri);
+    return url.protocol === "https:" || url.protocol === "http:" ? url.origin : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Who will open the data: the partner (its recipient key) or the user (own key). */

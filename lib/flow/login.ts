@@ -12,7 +12,8 @@ import { clientIpOf } from "../http/client-ip";
 import { readCookie } from "../http/cookies";
 import { toSafeReturnPath } from "../http/return-url";
 import { toScreenBranding } from "../partners/branding";
-import { isSameOrigin, isValidCsrfToken } from "./csrf";
+import { isSameOrigin, isStaleTabToken, isValidCsrfToken } from "./csrf";
+import { FLOW_ENDED_PATH, STALE_TAB_PATH } from "./dead-ends";
 import { findBrowserFlow } from "./flows";
 import { flowLocale } from "./locale";
 import { readBodyTextOrRefuse } from "../http/body-limits";
@@ -47,17 +48,27 @@ async function readForm(request: Request) {
   const text = await readBodyTextOrRefuse(request);
   if (text instanceof Response) return text;
   const form = new URLSearchParams(text);
-  // Inside a flow the form also carries the flow's token (login CSRF).
-  if (flow && !isValidCsrfToken(flow, "login", form.get("csrf"))) return null;
+  const csrf = form.get("csrf");
+  // Inside a flow the form also carries the flow's token (login CSRF). A form
+  // from a tab whose flow is over or was replaced is sent on, not refused.
+  if (flow && !isValidCsrfToken(flow, "login", csrf)) {
+    return (await isStaleTabToken(flow, "login", csrf)) ? redirect(STALE_TAB_PATH) : null;
+  }
+  // Without a live flow the token is not needed, but one naming an earlier
+  // flow means that flow is over: say so rather than sign in out of context.
+  if (!flow && (await isStaleTabToken(null, "login", csrf))) return redirect(FLOW_ENDED_PATH);
   const returnUrl = toSafeReturnPath(form.get("returnUrl"), getEnv().issuer);
-  return { flow, form, returnUrl };
+  // A re-confirmation keeps saying so (and keeps its signed-in person on the
+  // sign-in page) until the new mail's code or link is used.
+  const reconfirm = flow && form.get("reconfirm") === "1" ? 1 : null;
+  return { flow, form, returnUrl, reconfirm };
 }
 
 export async function handleLoginRequest(request: Request): Promise<Response> {
   const read = await readForm(request);
   if (!read) return new Response(null, { status: 403 });
   if (read instanceof Response) return read;
-  const { flow, form, returnUrl } = read;
+  const { flow, form, returnUrl, reconfirm } = read;
   const email = (form.get("email") ?? "").trim();
   const existingNonce = readCookie(request, loginNonceCookieName());
   const browserNonce = existingNonce ?? newBrowserNonce();
@@ -78,26 +89,42 @@ export async function handleLoginRequest(request: Request): Promise<Response> {
     clientIp: clientIpOf(request),
   });
   if (result.status === "invalid_email") {
-    return redirect(loginPage({ returnUrl, email, error: "invalid_email" }), cookies);
+    return redirect(loginPage({ returnUrl, email, reconfirm, error: "invalid_email" }), cookies);
   }
   if (result.status === "throttled") {
     return redirect(
-      loginPage({ returnUrl, email, sent: 1, error: "throttled", retry: result.retryAfterSeconds }),
+      loginPage({
+        returnUrl,
+        email,
+        reconfirm,
+        sent: 1,
+        error: "throttled",
+        retry: result.retryAfterSeconds,
+      }),
       cookies,
     );
   }
-  return redirect(loginPage({ returnUrl, email, sent: 1 }), cookies);
+  return redirect(loginPage({ returnUrl, email, reconfirm, sent: 1 }), cookies);
+}
+
+/**
+ * The code as people paste or type it: "710 617", "710-617", full-width
+ * digits from a phone keyboard. Separators are dropped; what is left must be
+ * six digits.
+ */
+export function normalizeLoginCode(value: string): string {
+  return value.normalize("NFKC").replace(/[\s\-\u2010-\u2015\u2212.·_]/g, "");
 }
 
 export async function handleLoginCode(request: Request): Promise<Response> {
   const read = await readForm(request);
   if (!read) return new Response(null, { status: 403 });
   if (read instanceof Response) return read;
-  const { form, returnUrl } = read;
+  const { form, returnUrl, reconfirm } = read;
   const email = (form.get("email") ?? "").trim();
-  const code = (form.get("code") ?? "").replace(/\s/g, "");
+  const code = normalizeLoginCode(form.get("code") ?? "");
   const back = (error: string, extra: Record<string, number> = {}) =>
-    redirect(loginPage({ returnUrl, email, sent: 1, error, ...extra }));
+    redirect(loginPage({ returnUrl, email, reconfirm, sent: 1, error, ...extra }));
   if (!/^\d{6}$/.test(code)) return back("code_format");
   const browserNonce = readCookie(request, loginNonceCookieName());
   if (!browserNonce) return back("expired");

@@ -70,7 +70,7 @@ function post(path: string, cookies: string, body: Record<string, string>, json 
   });
 }
 
-const approve = (flow: { csrfSecret: string }, cookies: string) =>
+const approve = (flow: { id: string; csrfSecret: string }, cookies: string) =>
   handleConsentApprove(post("/consent/approve", cookies, { csrf: csrfToken(flow, "approve") }));
 
 const flowRow = (id: string) => db().flow.findUniqueOrThrow({ where: { id } });
@@ -158,7 +158,10 @@ describe("stale sessions re-confirm before approving (partner-key mode)", () => 
     expect((await flowRow(flow.id)).consentedAt).not.toBeNull();
     // The stale cookie, replayed, approves nothing.
     await db().flow.update({ where: { id: flow.id }, data: { consentedAt: null } });
-    expect((await approve(flow, cookies)).status).toBe(401);
+    const replayed = await approve(flow, cookies);
+    expect(replayed.status).toBe(303);
+    expect(replayed.headers.get("location")).toBe("/login");
+    expect((await flowRow(flow.id)).consentedAt).toBeNull();
   });
 
   it("user-key mode asks no re-confirmation: the key unlocked in this browser is that confirmation", async () => {

@@ -103,7 +103,8 @@ function post(
 const startOver = (cookie: string, body: unknown, origin?: string | null) =>
   post("/setup/start-over", handleStartOver, cookie, body, origin);
 
-const token = (flow: { csrfSecret: string }, action: FlowAction) => csrfToken(flow, action);
+const token = (flow: { id: string; csrfSecret: string }, action: FlowAction) =>
+  csrfToken(flow, action);
 
 async function dataOf(tenantId: string) {
   const [connections, accounts, balances, transactions] = await Promise.all([

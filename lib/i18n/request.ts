@@ -1,7 +1,7 @@
 import { cookies, headers } from "next/headers";
 import { getRequestConfig } from "next-intl/server";
 import { findSessionUser, sessionCookieName } from "../auth/sessions";
-import { flowCookieName, findFlowByCookie } from "../flow/flows";
+import { flowCookieName, findFlowRecordByCookie } from "../flow/flows";
 import { isDatabaseUnavailable } from "../db/faults";
 import { flowLocale, isFlowScreen } from "../flow/locale";
 import { PATH_HEADER } from "../http/security-headers";
@@ -30,11 +30,16 @@ async function requestLocale(): Promise<Locale> {
     return negotiateLocale({ userChoice, acceptLanguage });
   }
   try {
-    const [flow, user] = await Promise.all([
-      findFlowByCookie(cookieStore.get(flowCookieName())?.value),
+    // A finished or expired flow still sets the language of the screen that says so.
+    const [record, user] = await Promise.all([
+      findFlowRecordByCookie(cookieStore.get(flowCookieName())?.value),
       findSessionUser(cookieStore.get(sessionCookieName())?.value),
     ]);
-    return flowLocale({ flow, userChoice: user?.locale ?? userChoice, acceptLanguage });
+    return flowLocale({
+      flow: record?.flow ?? null,
+      userChoice: user?.locale ?? userChoice,
+      acceptLanguage,
+    });
   } catch (error) {
     // While the database is down the screens still speak the browser's language.
     if (!isDatabaseUnavailable(error)) throw error;

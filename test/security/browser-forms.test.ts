@@ -76,7 +76,8 @@ async function browserFlow(userId: string | null = null) {
   return { flow, cookie: cookiePair(setCookie) };
 }
 
-const token = (flow: { csrfSecret: string }, action: FlowAction) => csrfToken(flow, action);
+const token = (flow: { id: string; csrfSecret: string }, action: FlowAction) =>
+  csrfToken(flow, action);
 
 describe("login forms (DESIGN.md §6.2)", () => {
   it("login/request refuses a foreign or missing Origin and a missing, forged or other-action flow token, sending no mail", async () => {

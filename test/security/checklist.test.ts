@@ -46,6 +46,7 @@ const CHECKLIST_ITEMS = [
   "key setup is not left without a saved backup, and a reload or Back never loses a key the browser holds",
   "starting over with a new key leaves nothing sealed to the old key and revokes the API keys that read it",
   "the unlocked key stays with one tab and is forgotten once the relay is posted",
+  "a finished, expired or replaced flow acts on nothing: no second relay, read-only lookups, links only to the partner's registered origin",
 ] as const;
 
 interface Proof {

@@ -2,27 +2,45 @@ import { getTranslations } from "next-intl/server";
 import type { ReactNode } from "react";
 import type { SignedInUser } from "@/lib/auth/sessions";
 import { csrfToken } from "@/lib/flow/csrf";
+import { loadFlowProgress, type ProgressStep } from "@/lib/flow/steps";
 import type { ScreenBranding } from "@/lib/partners/branding";
 import { SignOutForm } from "@/app/_components/sign-out-form";
 import { requestNonce, type LoadedFlow } from "../_lib/context";
+import { StepIndicator } from "./step-indicator";
+import { TabGuard } from "./tab-guard";
 
 const SERVICE_NAME = "Bank Connect";
 
+/** The step indicator's step for the screen of a flow's current step. */
+const SCREEN_OF_STEP: Record<LoadedFlow["step"], ProgressStep> = {
+  login: "sign_in",
+  key_setup: "key",
+  banks: "bank",
+  consent: "approve",
+  relay: "approve",
+  done: "approve",
+};
+
 /**
  * Every flow screen: the partner's branding (or the service's own look), the
- * content, the partner's links and "back to the partner", which posts to
- * /oauth/cancel and ends in the access_denied relay. With `user`, the footer
- * says who is signed in and offers signing out.
+ * step indicator, the content, the partner's links and "back to the partner",
+ * which posts to /oauth/cancel and ends in the access_denied relay. With
+ * `user`, the footer says who is signed in and offers signing out. `step`
+ * names the screen's place in the step indicator (by default the flow's
+ * current step; `null` shows none). Without a live flow but with branding
+ * (a flow that is over), the partner's look stays and nothing can be posted.
  */
 export async function FlowShell({
   flow,
   branding,
   user = null,
+  step,
   children,
 }: {
   flow: LoadedFlow | null;
   branding: ScreenBranding | null;
   user?: Pick<SignedInUser, "sessionId" | "email"> | null;
+  step?: ProgressStep | null;
   children: ReactNode;
 }) {
   const t = await getTranslations("Flow");
@@ -37,6 +55,8 @@ export async function FlowShell({
     [branding?.termsUrl, t("terms")],
     [branding?.privacyUrl, t("privacy")],
   ].filter((link): link is [string, string] => Boolean(link[0]));
+  const screen = step === undefined ? (flow ? SCREEN_OF_STEP[flow.step] : null) : step;
+  const progress = flow && screen ? await loadFlowProgress(flow, flow.user ?? null, screen) : null;
 
   return (
     <div className="flow">
@@ -45,10 +65,16 @@ export async function FlowShell({
         {branding?.logoUrl ? (
           // eslint-disable-next-line @next/next/no-img-element -- served by us, sized by CSS
           <img className="flow-logo" src={branding.logoUrl} alt={t("logoAlt", { partner })} />
-        ) : null}
+        ) : (
+          <span className="flow-monogram" aria-hidden="true">
+            {Array.from(partner)[0]?.toUpperCase()}
+          </span>
+        )}
         <span className="flow-partner">{partner}</span>
       </header>
+      {flow ? <TabGuard flowId={flow.id} startedAt={flow.createdAt.getTime()} /> : null}
       <main id="main" className="card flow-card">
+        {progress ? <StepIndicator progress={progress} /> : null}
         {children}
       </main>
       <footer className="flow-footer">
@@ -72,7 +98,7 @@ export async function FlowShell({
             ))}
           </ul>
         ) : null}
-        <p className="muted small">{t("securedBy", { service: SERVICE_NAME })}</p>
+        <p>{t("securedBy", { service: SERVICE_NAME })}</p>
       </footer>
     </div>
   );

@@ -3,8 +3,10 @@ import { getLocale, getTranslations } from "next-intl/server";
 import { tenantSubject } from "@/lib/banking/tenants";
 import { db } from "@/lib/db/client";
 import { csrfToken } from "@/lib/flow/csrf";
+import { FLOW_ENDED_PATH } from "@/lib/flow/dead-ends";
 import { upstream } from "@/lib/upstream";
 import { FlowShell } from "../_components/flow-shell";
+import { FocusMessage } from "../_components/focus-message";
 import { loadFlowScreen } from "../_lib/context";
 
 type Search = { q?: string; country?: string; notice?: string };
@@ -13,7 +15,7 @@ type Search = { q?: string; country?: string; notice?: string };
 export default async function BanksPage({ searchParams }: { searchParams: Promise<Search> }) {
   const search = await searchParams;
   const { flow, user, branding } = await loadFlowScreen();
-  if (!flow) redirect("/error?reason=expired");
+  if (!flow) redirect(FLOW_ENDED_PATH);
   if (!user || flow.userId !== user.userId) redirect("/login");
   const t = await getTranslations("Banks");
   const locale = await getLocale();
@@ -49,13 +51,17 @@ export default async function BanksPage({ searchParams }: { searchParams: Promis
   const csrf = csrfToken(flow, "bank");
 
   return (
-    <FlowShell flow={flow} branding={branding} user={user}>
+    <FlowShell flow={flow} branding={branding} user={user} step="bank">
       <h1>{t("title")}</h1>
       <p>{t("intro")}</p>
       {search.notice === "denied" || search.notice === "failed" ? (
-        <p className="alert" role="alert">
-          {t(search.notice)}
-        </p>
+        <FocusMessage>
+          <p>{t(search.notice)}</p>
+        </FocusMessage>
+      ) : search.notice === "connected" && connections.length > 0 ? (
+        <FocusMessage tone="success">
+          <p>{t("alreadyConnected")}</p>
+        </FocusMessage>
       ) : null}
       {connections.length > 0 ? (
         <section aria-labelledby="connected-title">

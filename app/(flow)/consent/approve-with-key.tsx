@@ -74,8 +74,18 @@ export function ApproveWithKey(props: {
         headers: { "Content-Type": "application/json" },
         body: JSON.stringify({ csrf: props.csrf, publicKey: pair.publicKey }),
       });
-      if (response.status === 409) throw new Error(t("keyChanged"));
-      if (!response.ok) throw new Error(t("failed"));
+      if (!response.ok) {
+        const refusal = (await response.json().catch(() => ({}))) as {
+          error?: string;
+          location?: string;
+        };
+        // An ended flow or an older tab: the server names the way forward.
+        if (refusal.location?.startsWith("/")) {
+          window.location.assign(refusal.location);
+          return;
+        }
+        throw new Error(refusal.error === "key_changed" ? t("keyChanged") : t("failed"));
+      }
       const answer = (await response.json()) as Relay;
       await forgetTabUnlock();
       relay(answer, pair);

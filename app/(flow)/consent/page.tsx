@@ -3,6 +3,7 @@ import { getLocale, getTranslations } from "next-intl/server";
 import { tenantSubject } from "@/lib/banking/tenants";
 import { db } from "@/lib/db/client";
 import { csrfToken } from "@/lib/flow/csrf";
+import { FLOW_ENDED_PATH } from "@/lib/flow/dead-ends";
 import { keyModeFor } from "@/lib/flow/flows";
 import { SignOutForm } from "@/app/_components/sign-out-form";
 import { FlowShell, SERVICE_NAME } from "../_components/flow-shell";
@@ -18,7 +19,7 @@ import { ApproveWithKey } from "./approve-with-key";
  */
 export default async function ConsentPage() {
   const { flow, user, branding } = await loadFlowScreen();
-  if (!flow) redirect("/error?reason=expired");
+  if (!flow) redirect(FLOW_ENDED_PATH);
   if (!user || flow.userId !== user.userId) redirect("/login");
   const subject = tenantSubject(flow.client.partner?.id ?? null, {
     id: user.userId,
@@ -38,62 +39,71 @@ export default async function ConsentPage() {
   const partner = branding?.name ?? SERVICE_NAME;
 
   return (
-    <FlowShell flow={flow} branding={branding}>
+    <FlowShell flow={flow} branding={branding} step="approve">
       <h1>{t("title", { partner })}</h1>
       <SignOutForm user={user} button="notYou" />
       <p>{t("willRead", { partner })}</p>
-      <ul>
+      <ul className="checklist">
         <li>{t("accounts")}</li>
         <li>{t("balances")}</li>
         <li>{t("transactions")}</li>
         <li>{t("connections")}</li>
       </ul>
+      <dl className="summary">
+        <div>
+          <dt>{t("banksTitle")}</dt>
+          <dd>
+            {connections.length === 0 ? (
+              t("noBanks")
+            ) : (
+              <ul className="list-plain" aria-label={t("banksTitle")}>
+                {connections.map((connection) => (
+                  <li key={connection.id}>
+                    {connection.aspspName} · {regionNames.of(connection.aspspCountry)}
+                  </li>
+                ))}
+              </ul>
+            )}
+            {connections.length > 0 ? (
+              <a href="/banks" className="small">
+                {t("addBank")}
+              </a>
+            ) : null}
+          </dd>
+        </div>
+        <div>
+          <dt>{t("durationLabel")}</dt>
+          <dd>{t("duration", { partner })}</dd>
+        </div>
+      </dl>
       {branding?.purpose ? (
         <section aria-labelledby="purpose-title">
           <h2 id="purpose-title">{t("purposeTitle", { partner })}</h2>
-          <p>{branding.purpose}</p>
+          <p className="wrap">{branding.purpose}</p>
         </section>
       ) : null}
-      <p>{t("duration", { partner })}</p>
-      <p className="notice">
+      <p className="notice small">
         {keyMode === "partner"
           ? t("encrypted", { partner, service: SERVICE_NAME })
           : t("encryptedUserKey", { partner, service: SERVICE_NAME })}
       </p>
-      <section aria-labelledby="banks-title">
-        <h2 id="banks-title">{t("banksTitle")}</h2>
-        {connections.length === 0 ? (
-          <p>{t("noBanks")}</p>
+      <div className="action-bar">
+        {keyMode === "partner" ? (
+          <form method="post" action="/consent/approve">
+            <input type="hidden" name="csrf" value={csrfToken(flow, "approve")} />
+            <button type="submit" className="button button-block">
+              {t("approve")}
+            </button>
+          </form>
         ) : (
-          <ul className="bank-list">
-            {connections.map((connection) => (
-              <li key={connection.id}>
-                {connection.aspspName} · {regionNames.of(connection.aspspCountry)}
-              </li>
-            ))}
-          </ul>
+          <ApproveWithKey
+            csrf={csrfToken(flow, "approve")}
+            userId={user.userId}
+            registeredPublicKey={user.publicKey ?? ""}
+            partner={partner}
+          />
         )}
-        {connections.length > 0 ? (
-          <p>
-            <a href="/banks">{t("addBank")}</a>
-          </p>
-        ) : null}
-      </section>
-      {keyMode === "partner" ? (
-        <form method="post" action="/consent/approve">
-          <input type="hidden" name="csrf" value={csrfToken(flow, "approve")} />
-          <button type="submit" className="button">
-            {t("approve")}
-          </button>
-        </form>
-      ) : (
-        <ApproveWithKey
-          csrf={csrfToken(flow, "approve")}
-          userId={user.userId}
-          registeredPublicKey={user.publicKey ?? ""}
-          partner={partner}
-        />
-      )}
+      </div>
     </FlowShell>
   );
 }

@@ -1,7 +1,10 @@
+import { redirect } from "next/navigation";
 import { getLocale, getTranslations } from "next-intl/server";
 import { CONTINUE_PATH } from "@/lib/flow/continue";
 import { csrfToken } from "@/lib/flow/csrf";
+import { resumePath } from "@/lib/flow/dead-ends";
 import { FlowShell, SERVICE_NAME } from "../_components/flow-shell";
+import { FocusMessage } from "../_components/focus-message";
 import { loadFlowScreen, type LoadedFlow } from "../_lib/context";
 
 type Search = {
@@ -19,31 +22,41 @@ type Search = {
  * trusted); then "open the link" with the code as an alternative, or — with
  * challenge=pin_code — the code form first. Plain forms: no JavaScript needed.
  * Inside a flow, signing in continues that flow (as whoever signed in);
- * `reconfirm=1` says why a stale session is asked to sign in again.
+ * `reconfirm=1` says why a stale session is asked to sign in again. Someone
+ * already signed in who comes back here inside a flow (Back, an old tab) is
+ * sent on to the flow's current screen.
  */
 export default async function LoginPage({ searchParams }: { searchParams: Promise<Search> }) {
   const search = await searchParams;
   const { flow, user, branding } = await loadFlowScreen();
+  const reconfirm = search.reconfirm === "1" && flow !== null;
+  if (flow && user && !reconfirm) {
+    redirect(flow.userId === user.userId ? resumePath(flow, user.userId) : CONTINUE_PATH);
+  }
   const session = await getTranslations("Session");
   const t = await getTranslations("Login");
   const partner = branding?.name ?? SERVICE_NAME;
   const email = search.email ?? flow?.loginHint ?? "";
   const returnUrl = search.returnUrl || (flow ? CONTINUE_PATH : "");
-  const reconfirm = search.reconfirm === "1" && flow !== null;
   const sent = search.sent === "1" && email !== "";
+  const codeFirst = flow?.challenge === "pin_code";
 
   return (
-    <FlowShell flow={flow} branding={branding} user={user}>
+    <FlowShell flow={flow} branding={branding} user={user} step="sign_in">
       <h1>{sent ? t("sentTitle") : reconfirm ? session("reconfirmTitle") : t("title")}</h1>
       <LoginMessage search={search} />
       {sent ? (
         <>
-          <p>
-            {flow?.challenge === "pin_code" ? t("sentCode", { email }) : t("sentLink", { email })}
-          </p>
-          {flow?.challenge === "pin_code" ? null : <p>{t("typeCodeInstead")}</p>}
-          <CodeForm flow={flow} email={email} returnUrl={returnUrl} />
-          <EmailForm flow={flow} email={email} returnUrl={returnUrl} resend />
+          <p className="wrap">{codeFirst ? t("sentCode", { email }) : t("sentLink", { email })}</p>
+          {codeFirst ? null : <p className="muted">{t("typeCodeInstead")}</p>}
+          <CodeForm
+            flow={flow}
+            email={email}
+            returnUrl={returnUrl}
+            reconfirm={reconfirm}
+            focus={!search.error}
+          />
+          <EmailForm flow={flow} email={email} returnUrl={returnUrl} reconfirm={reconfirm} resend />
         </>
       ) : (
         <>
@@ -52,7 +65,13 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
           ) : (
             <p>{t("intro", { partner })}</p>
           )}
-          <EmailForm flow={flow} email={email} returnUrl={returnUrl} />
+          <EmailForm
+            flow={flow}
+            email={email}
+            returnUrl={returnUrl}
+            reconfirm={reconfirm}
+            focus={!search.error}
+          />
         </>
       )}
     </FlowShell>
@@ -78,9 +97,9 @@ async function LoginMessage({ search }: { search: Search }) {
   };
   const message = search.error ? messages[search.error] : undefined;
   return message ? (
-    <p className="alert" role="alert">
-      {message}
-    </p>
+    <FocusMessage tone={search.error === "throttled" ? "warn" : "error"}>
+      <p>{message}</p>
+    </FocusMessage>
   ) : null;
 }
 
@@ -101,22 +120,28 @@ async function EmailForm({
   flow,
   email,
   returnUrl,
+  reconfirm,
   resend = false,
+  focus = false,
 }: {
   flow: LoadedFlow | null;
   email: string;
   returnUrl: string;
+  reconfirm: boolean;
   resend?: boolean;
+  focus?: boolean;
 }) {
   const t = await getTranslations("Login");
   return (
     <form method="post" action="/login/request" className="stack">
       {flow ? <input type="hidden" name="csrf" value={csrfToken(flow, "login")} /> : null}
       <input type="hidden" name="returnUrl" value={returnUrl} />
+      {reconfirm ? <input type="hidden" name="reconfirm" value="1" /> : null}
       {resend ? (
         <>
           <input type="hidden" name="email" value={email} />
-          <p className="small">
+          <p className="small muted">
+            {t("noMail")}{" "}
             <button type="submit" className="button-link">
               {t("resend")}
             </button>{" "}
@@ -133,7 +158,11 @@ async function EmailForm({
               name="email"
               type="email"
               autoComplete="email"
+              inputMode="email"
+              autoCapitalize="none"
+              spellCheck={false}
               required
+              autoFocus={focus}
               defaultValue={email}
               aria-describedby="email-help"
             />
@@ -142,7 +171,7 @@ async function EmailForm({
             </span>
           </div>
           <p>
-            <button type="submit" className="button">
+            <button type="submit" className="button button-block">
               {t("submit")}
             </button>
           </p>
@@ -152,20 +181,29 @@ async function EmailForm({
   );
 }
 
+/**
+ * The code field takes what people paste ("710 617", "710-617"): no pattern
+ * and room for separators; the server normalises and says what it expects.
+ */
 async function CodeForm({
   flow,
   email,
   returnUrl,
+  reconfirm,
+  focus,
 }: {
   flow: LoadedFlow | null;
   email: string;
   returnUrl: string;
+  reconfirm: boolean;
+  focus: boolean;
 }) {
   const t = await getTranslations("Login");
   return (
     <form method="post" action="/login/code" className="stack">
       {flow ? <input type="hidden" name="csrf" value={csrfToken(flow, "login")} /> : null}
       <input type="hidden" name="returnUrl" value={returnUrl} />
+      {reconfirm ? <input type="hidden" name="reconfirm" value="1" /> : null}
       <input type="hidden" name="email" value={email} />
       <div className="field">
         <label htmlFor="code">{t("codeLabel")}</label>
@@ -173,15 +211,20 @@ async function CodeForm({
           id="code"
           name="code"
           type="text"
+          className="input-code"
           inputMode="numeric"
           autoComplete="one-time-code"
-          pattern="[0-9]{6}"
-          maxLength={6}
+          maxLength={20}
           required
+          autoFocus={focus}
+          aria-describedby="code-help"
         />
+        <span id="code-help" className="field-help">
+          {t("codeHelp")}
+        </span>
       </div>
       <p>
-        <button type="submit" className="button">
+        <button type="submit" className="button button-block">
           {t("codeSubmit")}
         </button>
       </p>

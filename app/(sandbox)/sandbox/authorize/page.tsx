@@ -6,7 +6,8 @@ const SERVICE_NAME = "Bank Connect";
 /**
  * The sandbox bank's own consent page (DESIGN.md §7): what a real bank would
  * show after the redirect, with Approve and Deny. Served by this app so the
- * whole product runs offline.
+ * whole product runs offline; it looks like a bank of its own, marked as a
+ * test.
  */
 export default async function SandboxAuthorizePage({
   searchParams,
@@ -20,34 +21,45 @@ export default async function SandboxAuthorizePage({
   const found = describeSandboxAuthorization(authorization);
   const dateFormat = new Intl.DateTimeFormat(await getLocale(), { dateStyle: "long" });
   return (
-    <main id="main" className="flow">
-      <div className="card flow-card">
+    <div className="flow bank-page">
+      <header className="bank-brand">
+        <span className="bank-mark" aria-hidden="true">
+          {(found?.aspsp.name ?? "B").slice(0, 1)}
+        </span>
+        <span>{found?.aspsp.name ?? t("badge")}</span>
+        <span className="badge badge-warn">{t("badge")}</span>
+      </header>
+      <main id="main" className="card flow-card">
         {found ? (
           <>
-            <p className="muted small">
-              <span className="notice">{t("badge")}</span>
-            </p>
-            <h1>{t("title", { bank: found.aspsp.name })}</h1>
-            <p>{t("notice")}</p>
+            <h1 className="wrap">{t("title", { bank: found.aspsp.name })}</h1>
+            <p className="notice small">{t("notice")}</p>
             <p>{t("request", { app: SERVICE_NAME, date: dateFormat.format(found.validUntil) })}</p>
-            <form method="post" action="/sandbox/authorize/decision" className="stack">
+            <form method="post" action="/sandbox/authorize/decision">
               <input type="hidden" name="authorization" value={authorization} />
-              <p>
+              <div className="actions">
                 <button type="submit" name="decision" value="approve" className="button">
                   {t("approve")}
-                </button>{" "}
+                </button>
                 <button type="submit" name="decision" value="deny" className="button-secondary">
                   {t("deny")}
                 </button>
-              </p>
+              </div>
             </form>
           </>
         ) : (
-          <p className="alert" role="alert">
-            {t("invalid")}
-          </p>
+          <>
+            <p className="alert" role="alert">
+              {t("invalid")}
+            </p>
+            <p className="actions">
+              <a className="button-secondary" href="/banks">
+                {t("back", { app: SERVICE_NAME })}
+              </a>
+            </p>
+          </>
         )}
-      </div>
-    </main>
+      </main>
+    </div>
   );
 }
