@@ -28,10 +28,25 @@ const partnerApp = partnerAppForSpec();
 async function openPicker(page: Page, extra: Record<string, string> = {}) {
   const client = await createJourneyClient(partnerApp().redirectUri, { recipientKey: true });
   await page.goto(authorizePath(client, newPkce().challenge, extra));
-  await signInByLink(page, uniqueEmail());
+  const email = uniqueEmail();
+  await signInByLink(page, email);
   await expect(page).toHaveURL(/\/consent$/);
   await page.locator('form[action="/consent/approve"] button[type="submit"]').click();
   await expect(page).toHaveURL(/\/banks/);
+  return email;
+}
+
+/**
+ * Marks the browser's newest ingest failed once it has ended (so that it
+ * cannot overwrite the mark), as a failure of the bank would leave it.
+ */
+async function markIngestFailed(email: string) {
+  connectJourneyDatabase();
+  const where = { flow: { user: { email } } };
+  await expect
+    .poll(async () => (await db().bankIngest.findFirst({ where }))?.state, { timeout: 30_000 })
+    .toBe("done");
+  await db().bankIngest.updateMany({ where, data: { state: "failed", failure: "failed" } });
 }
 
 const visibleRows = (page: Page) => page.locator(".picker > section .bank-list li");
@@ -82,6 +97,8 @@ test("search as you type narrows the list without a reload; test scenarios sit a
   await expect(visibleRows(page).filter({ hasText: "Sandbox Handelsbank DK" })).toHaveCount(1);
   await expect(visibleRows(page).first().locator('input[name="psuType"]')).toHaveValue("business");
 
+  await page.locator("#q").fill("scenario");
+  await expect(visibleRows(page)).toHaveCount(0);
   await scenarios.locator("summary").click();
   await expect(scenarios.locator(".bank-list li").first()).toBeVisible();
 });
@@ -130,6 +147,7 @@ test("after the bank's approval the progress screen shows and leads on by itself
   await openPicker(page, { ui_locales: "en" });
   const relay = partnerApp().nextRelay();
   await page.locator("#q").fill("nordbank");
+  await expect(visibleRows(page)).toHaveCount(1);
   await visibleRows(page).first().locator('button[type="submit"]').click();
   const progress = page.waitForResponse(
     (response) => response.url().endsWith("/banks/progress") && response.status() === 200,
@@ -141,19 +159,15 @@ test("after the bank's approval the progress screen shows and leads on by itself
 });
 
 test("a failed connection says so and offers to try again", async ({ page }) => {
-  await openPicker(page, { ui_locales: "en" });
+  const email = await openPicker(page, { ui_locales: "en" });
   await page.locator("#q").fill("grachten");
+  await expect(visibleRows(page)).toHaveCount(1);
   await visibleRows(page).first().locator('button[type="submit"]').click();
   // Hold the status poll, so that the screen stays while the ingest is marked failed.
   await page.route("**/banks/progress/status", () => undefined);
   await page.locator('button[value="approve"]').click();
   await expect(page).toHaveURL(/\/banks\/progress$/);
-  connectJourneyDatabase();
-  const ingest = await db().bankIngest.findFirstOrThrow({ orderBy: { createdAt: "desc" } });
-  await db().bankIngest.update({
-    where: { id: ingest.id },
-    data: { state: "failed", failure: "failed" },
-  });
+  await markIngestFailed(email);
   await page.unrouteAll({ behavior: "ignoreErrors" });
   await page.goto("/banks/progress");
   await expect(page.getByRole("alert")).toContainText("Nothing was stored");
@@ -172,7 +186,7 @@ test("screenshots of the picker and the progress screen", async ({ browser }) =>
     for (const width of [390, 1280]) {
       const context = await browser.newContext({ viewport: { width, height: 844 } });
       const page = await context.newPage();
-      await openPicker(page, { ui_locales: locale });
+      const email = await openPicker(page, { ui_locales: locale });
       await page.screenshot({ path: path.join(dir, `banks-${locale}-${width}.png`) });
       await page.screenshot({
         path: path.join(dir, `banks-${locale}-${width}-full.png`),
@@ -182,13 +196,19 @@ test("screenshots of the picker and the progress screen", async ({ browser }) =>
       expect(scrollWidth).toBeLessThanOrEqual(width);
       await page.locator("#q").fill("zzz");
       await page.screenshot({ path: path.join(dir, `banks-empty-${locale}-${width}.png`) });
-      await page.locator("#q").fill("");
+      await page.locator("#q").fill("nordbank");
       await page.locator("#country").selectOption("");
+      await expect(visibleRows(page)).toHaveCount(1);
       await visibleRows(page).first().locator('button[type="submit"]').click();
       await page.route("**/banks/progress/status", () => undefined);
       await page.locator('button[value="approve"]').click();
       await expect(page).toHaveURL(/\/banks\/progress$/);
       await page.screenshot({ path: path.join(dir, `progress-${locale}-${width}.png`) });
+      await markIngestFailed(email);
+      await page.unrouteAll({ behavior: "ignoreErrors" });
+      await page.goto("/banks/progress");
+      await expect(page.getByRole("alert")).toBeVisible();
+      await page.screenshot({ path: path.join(dir, `failed-${locale}-${width}.png`) });
       await context.close();
     }
   }

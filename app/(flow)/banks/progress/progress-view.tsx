@@ -70,7 +70,7 @@ export function ProgressView(props: { bank: string; initial: Progress }) {
     <div className="progress">
       <div className="progress-spinner" aria-hidden="true" />
       <h1>{t("title", { bank: props.bank })}</h1>
-      <p role="status" aria-live="polite">
+      <p className="visually-hidden" role="status" aria-live="polite">
         {state === "waiting" ? t("waiting") : state === "history" ? t("history") : fetchingText}
       </p>
       <progress
@@ -84,6 +84,11 @@ export function ProgressView(props: { bank: string; initial: Progress }) {
         <li data-state={fetching}>{fetchingText}</li>
         <li data-state={storing}>{t("history")}</li>
       </ol>
+      {state === "waiting" ? (
+        <p className="notice progress-waiting" aria-hidden="true">
+          {t("waiting")}
+        </p>
+      ) : null}
       <p className="muted small">{t("stay")}</p>
     </div>
   );
