@@ -39,6 +39,8 @@ const CHECKLIST_ITEMS = [
   "the demo keeps no user keys server-side",
   "exhausted connection pool answers 503, never 500",
   "syncs cannot starve sign-in, block the server or half-write (budget, deadline, size caps)",
+  "a bank-connection progress status only for the flow's own browser",
+  "a partner never reads a half-stored first history",
 ] as const;
 
 interface Proof {
