@@ -163,13 +163,13 @@ test("a failed connection says so and offers to try again", async ({ page }) => 
   await page.locator("#q").fill("grachten");
   await expect(visibleRows(page)).toHaveCount(1);
   await visibleRows(page).first().locator('button[type="submit"]').click();
-  // Hold the status poll, so that the screen stays while the ingest is marked failed.
-  await page.route("**/banks/progress/status", () => undefined);
+  // Drop the status polls, so that the screen stays while the ingest is marked failed.
+  await page.route("**/banks/progress/status", (route) => route.abort());
   await page.locator('button[value="approve"]').click();
   await expect(page).toHaveURL(/\/banks\/progress$/);
   await markIngestFailed(email);
+  // The screen's next poll finds the failure and shows it.
   await page.unrouteAll({ behavior: "ignoreErrors" });
-  await page.goto("/banks/progress");
   await expect(page.getByRole("alert")).toContainText("Nothing was stored");
   await expect(page.getByRole("button", { name: "Try again" })).toBeVisible();
   await page.getByRole("button", { name: "Try again" }).click();
@@ -200,13 +200,12 @@ test("screenshots of the picker and the progress screen", async ({ browser }) =>
       await page.locator("#country").selectOption("");
       await expect(visibleRows(page)).toHaveCount(1);
       await visibleRows(page).first().locator('button[type="submit"]').click();
-      await page.route("**/banks/progress/status", () => undefined);
+      await page.route("**/banks/progress/status", (route) => route.abort());
       await page.locator('button[value="approve"]').click();
       await expect(page).toHaveURL(/\/banks\/progress$/);
       await page.screenshot({ path: path.join(dir, `progress-${locale}-${width}.png`) });
       await markIngestFailed(email);
       await page.unrouteAll({ behavior: "ignoreErrors" });
-      await page.goto("/banks/progress");
       await expect(page.getByRole("alert")).toBeVisible();
       await page.screenshot({ path: path.join(dir, `failed-${locale}-${width}.png`) });
       await context.close();

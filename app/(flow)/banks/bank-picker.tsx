@@ -1,7 +1,7 @@
 "use client";
 
 import { useTranslations } from "next-intl";
-import { useEffect, useMemo, useState, useSyncExternalStore } from "react";
+import { useEffect, useMemo, useRef, useState, useSyncExternalStore } from "react";
 import {
   groupBanks,
   type PickerBank,
@@ -38,12 +38,25 @@ export function BankPicker(props: {
     () => true,
     () => false,
   );
+  const form = useRef<HTMLFormElement>(null);
   const names = useMemo(
     () => new Map(props.countries.map((entry) => [entry.code, entry.name])),
     [props.countries],
   );
   const countryName = (code: string) => names.get(code) ?? code;
 
+  // What was typed or chosen before the script ran is not lost: the fields are the truth.
+  useEffect(() => {
+    if (!form.current) return;
+    const fields = new FormData(form.current);
+    const typed = String(fields.get("q") ?? "");
+    const chosen = String(fields.get("country") ?? "");
+    const type = fields.get("type") === "business" ? "business" : "personal";
+    setQ(typed);
+    setDebounced(typed);
+    setCountry(chosen);
+    setPsuType(type);
+  }, []);
   useEffect(() => {
     const timer = setTimeout(() => setDebounced(q), DEBOUNCE_MS);
     return () => clearTimeout(timer);
@@ -91,6 +104,7 @@ export function BankPicker(props: {
         action="/banks"
         role="search"
         className="picker-search"
+        ref={form}
         onSubmit={(event) => {
           if (scripted) event.preventDefault();
         }}
@@ -105,7 +119,7 @@ export function BankPicker(props: {
             spellCheck={false}
             enterKeyHint="search"
             placeholder={t("searchPlaceholder")}
-            value={q}
+            defaultValue={props.initial.q}
             onChange={(event) => setQ(event.target.value)}
           />
         </div>
@@ -114,7 +128,7 @@ export function BankPicker(props: {
           <select
             id="country"
             name="country"
-            value={country}
+            defaultValue={props.initial.country}
             onChange={(event) => setCountry(event.target.value)}
           >
             <option value="">{t("allCountries")}</option>
@@ -134,7 +148,7 @@ export function BankPicker(props: {
                   type="radio"
                   name="type"
                   value={type}
-                  checked={psuType === type}
+                  defaultChecked={props.initial.psuType === type}
                   onChange={() => setPsuType(type)}
                 />
                 <span>{t(type)}</span>
@@ -180,8 +194,10 @@ export function BankPicker(props: {
               className="button-secondary"
               href={`/banks?${new URLSearchParams({ q: debounced, country: "", type: psuType })}`}
               onClick={(event) => {
-                if (!scripted) return;
+                const select = form.current?.elements.namedItem("country");
+                if (!scripted || !(select instanceof HTMLSelectElement)) return;
                 event.preventDefault();
+                select.value = "";
                 setCountry("");
               }}
             >
