@@ -170,7 +170,7 @@ test("a failed connection says so and offers to try again", async ({ page }) => 
   await markIngestFailed(email);
   // The screen's next poll finds the failure and shows it.
   await page.unrouteAll({ behavior: "ignoreErrors" });
-  await expect(page.getByRole("alert")).toContainText("Nothing was stored");
+  await expect(page.locator(".alert[role=alert]")).toContainText("Nothing was stored");
   await expect(page.getByRole("button", { name: "Try again" })).toBeVisible();
   await page.getByRole("button", { name: "Try again" }).click();
   await expect(page).toHaveURL(/\/sandbox\/authorize/);
@@ -206,7 +206,7 @@ test("screenshots of the picker and the progress screen", async ({ browser }) =>
       await page.screenshot({ path: path.join(dir, `progress-${locale}-${width}.png`) });
       await markIngestFailed(email);
       await page.unrouteAll({ behavior: "ignoreErrors" });
-      await expect(page.getByRole("alert")).toBeVisible();
+      await expect(page.locator(".alert[role=alert]")).toBeVisible();
       await page.screenshot({ path: path.join(dir, `failed-${locale}-${width}.png`) });
       await context.close();
     }
