@@ -176,6 +176,27 @@ test("a failed connection says so and offers to try again", async ({ page }) => 
   await expect(page).toHaveURL(/\/sandbox\/authorize/);
 });
 
+test("at 320 px the picker does not scroll sideways and a bank is in view on a 390×844 phone", async ({
+  browser,
+}) => {
+  const context = await browser.newContext({ viewport: { width: 320, height: 640 } });
+  const page = await context.newPage();
+  // Finnish: the longest words of the account type.
+  await openPicker(page, { ui_locales: "fi" });
+  const overflow = () =>
+    page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
+  expect(await overflow()).toBeLessThanOrEqual(0);
+  await page.locator("#country").selectOption("");
+  await expect(visibleRows(page).nth(5)).toBeVisible();
+  expect(await overflow()).toBeLessThanOrEqual(0);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.locator("#country").selectOption("FI");
+  await expect(visibleRows(page).first()).toBeInViewport();
+  await context.close();
+});
+
 const SHOTS = rawSetting("SHOTS_DIR");
 
 test("screenshots of the picker and the progress screen", async ({ browser }) => {
@@ -195,6 +216,7 @@ test("screenshots of the picker and the progress screen", async ({ browser }) =>
       const scrollWidth = await page.evaluate(() => document.documentElement.scrollWidth);
       expect(scrollWidth).toBeLessThanOrEqual(width);
       await page.locator("#q").fill("zzz");
+      await expect(page.locator(".picker-empty")).toBeVisible();
       await page.screenshot({ path: path.join(dir, `banks-empty-${locale}-${width}.png`) });
       await page.locator("#q").fill("nordbank");
       await page.locator("#country").selectOption("");
