@@ -275,6 +275,8 @@ test("a partner installs its key after a user connected with their own: that use
   await page.locator('form button.button[type="submit"]').click();
   const original = Object.fromEntries(await first);
   expect(original.privateKey).not.toBe("");
+  // The relay's navigation ends at the partner before this browser starts the next one.
+  await page.waitForURL(/\/callback$/);
 
   // The partner installs its recipient key (the dashboard does this; dashboard.spec.ts drives it).
   connectJourneyDatabase();
