@@ -146,9 +146,10 @@ test("without JavaScript: sign in by code, consent, bank, and the relay's noscri
   await expect(page).toHaveURL(/\/consent$/);
   await page.locator('form[action="/consent/approve"] button[type="submit"]').click();
   await connectSandboxBank(page);
-  // The server-rendered relay cannot submit itself: the person presses its button.
-  const button = page.locator('form button[type="submit"]');
-  await expect(button).toBeVisible();
+  // The progress screen refreshes itself into the relay, which cannot submit itself without
+  // JavaScript: the person presses its button.
+  const button = page.locator('form#relay button[type="submit"]');
+  await expect(button).toBeVisible({ timeout: 30_000 });
   await button.click();
 
   const values = Object.fromEntries(await relay);

@@ -59,8 +59,17 @@ test("a partner written against CONTRACT.md reads, pages, syncs and revokes", as
     });
   }
 
-  // Transactions: the n8n/Zapier paginator (offset += items.length until total).
+  // The relay can come before the first history is stored whole: until then the list answers
+  // 503 transient with Retry-After, and a partner asks again (docs/ingest.md).
   const accountId = accounts.body[0]?.id ?? "";
+  await expect
+    .poll(async () => (await partner.get(key, partner.transactionsPath(accountId, {}))).status, {
+      intervals: [500],
+      timeout: 30_000,
+    })
+    .toBe(200);
+
+  // Transactions: the n8n/Zapier paginator (offset += items.length until total).
   const collected: TransactionWire[] = [];
   let total = Infinity;
   while (collected.length < total) {

@@ -21,6 +21,19 @@ export const invalidRequest = (description: string) =>
 
 export const accountNotFound = () => errorJson(404, "not_found", "no such account");
 
+/** Seconds a partner waits before asking again for a history still being stored. */
+export const HISTORY_PENDING_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The account's first history is still being stored, or storing it failed
+ * and the account's next sync fetches it again (docs/ingest.md): 503
+ * `transient` with Retry-After, the answer every SDK retries.
+ */
+export const historyPending = () =>
+  apiJson({ status: 503, reason: "transient" }, 503, {
+    "Retry-After": String(HISTORY_PENDING_RETRY_AFTER_SECONDS),
+  });
+
 /** The tenant's account with this id, or null (malformed ids included). */
 export async function findTenantAccount(principal: ApiKeyPrincipal, accountId: string) {
   if (!isUuid(accountId)) return null;
@@ -123,6 +136,8 @@ export async function listTransactions(
   if (!query.ok) return invalidRequest(query.message);
   const account = await findTenantAccount(principal, accountId);
   if (!account) return accountNotFound();
+  // Never a part of the first history: until it is stored whole, the partner is asked to come back.
+  if (account.historyPending) return historyPending();
   const { from, to, limit, offset } = query.value;
   const where = {
     accountId: account.id,

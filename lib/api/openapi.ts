@@ -170,6 +170,9 @@ function paths() {
           "200": json(ref("TransactionPage")),
           "400": error("A bad or repeated parameter, named"),
           "404": error("No such account for this key"),
+          "503": problem(
+            "transient (Retry-After): the account's first history is still being stored, or its next sync will complete it",
+          ),
           ...keyRefusals,
         },
       },

@@ -129,12 +129,13 @@ function release(): void {
   else slots.running -= 1;
 }
 
-function acquire(): Promise<void> {
+function acquire(onWait?: () => void): Promise<void> {
   const limit = getEnv().sync.concurrency;
   if (slots.running < limit) {
     slots.running += 1;
     return Promise.resolve();
   }
+  onWait?.();
   if (slots.waiting.length >= limit * WAITING_PER_SLOT) return Promise.reject(new SyncBusyError());
   return new Promise((resolve, reject) => {
     const waiter: Waiter = {
@@ -153,10 +154,14 @@ function acquire(): Promise<void> {
 
 /**
  * Runs `work` in a sync slot (a released slot passes straight to the next
- * waiter). Throws SyncBusyError when no slot frees up in time.
+ * waiter). Throws SyncBusyError when no slot frees up in time. `onWait` is
+ * called when no slot is free at once.
  */
-export async function inSyncSlot<T>(work: () => Promise<T>): Promise<T> {
-  await acquire();
+export async function inSyncSlot<T>(
+  work: () => Promise<T>,
+  options: { onWait?: () => void } = {},
+): Promise<T> {
+  await acquire(options.onWait);
   try {
     return await work();
   } finally {

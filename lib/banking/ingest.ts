@@ -9,21 +9,34 @@ import {
   type UpstreamSession,
   type UpstreamTransaction,
 } from "../upstream/types";
+import { log } from "../log";
 import {
-  inCpuSlices,
   startSyncDeadline,
   SyncDeadlineError,
   yieldToEventLoop,
   type SyncDeadline,
 } from "./budget";
-import { accountColumns, balanceColumns, transactionColumns } from "./sealing";
+import { accountColumns, balanceColumns } from "./sealing";
+import {
+  insertTransactions,
+  sealTransactions,
+  TransactionSealer,
+  type SealingTransactions,
+} from "./write";
 
 /**
- * A new bank consent: fetch every account's balances and history from the
- * upstream, seal it to the tenant's key, and store the connection, its
- * accounts, balances and transactions in one database transaction, so that
- * a failure (or the deadline) leaves nothing half-written. Runs on the sync
- * pool and within the sync budget (lib/banking/budget.ts).
+ * A new bank consent, stored in two steps (docs/ingest.md):
+ *
+ * 1. `storeConnection`: the connection, its accounts and their balances, in
+ *    one database transaction. The accounts are marked `historyPending`.
+ * 2. `storeHistory`: each account's history, fetched, sealed and written in
+ *    one transaction per account, which also clears the mark. An account
+ *    whose history could not be stored keeps the mark: its transactions are
+ *    not served, and its next sync fetches the whole first window again.
+ *
+ * So the flow can move on as soon as the accounts are stored, and nothing
+ * half-written is ever served. Both steps run on the sync pool, within the
+ * sync budget (lib/banking/budget.ts), each under its own deadline.
  */
 
 /** How far back the first fetch after a consent reaches. */
@@ -36,8 +49,6 @@ const MAX_PAGES = 1000;
  * 45 000 transactions; two years of a busy shop are about 7 MB).
  */
 export const MAX_FETCHED_BYTES = 32 * 1024 * 1024;
-/** Rows per INSERT (building one is CPU work too). */
-const WRITE_SLICE = 500;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export async function fetchTransactions(
@@ -46,6 +57,8 @@ export async function fetchTransactions(
   dateFrom: string,
   options: UpstreamReadOptions = {},
   deadline: SyncDeadline = startSyncDeadline(),
+  /** Each page as it arrives (to start sealing it); the whole list is returned too. */
+  onPage?: (transactions: readonly UpstreamTransaction[]) => Promise<void>,
 ): Promise<UpstreamTransaction[]> {
   const transactions: UpstreamTransaction[] = [];
   let bytes = 0;
@@ -65,6 +78,7 @@ export async function fetchTransactions(
       );
     }
     transactions.push(...result.transactions);
+    await onPage?.(result.transactions);
     if (!result.continuationKey) return transactions;
     continuationKey = result.continuationKey;
     // An in-process upstream (the sandbox) answers without I/O: let other requests in.
@@ -78,67 +92,15 @@ export interface FetchedAccount {
   transactions: UpstreamTransaction[];
 }
 
-interface StoreInput {
-  tenantId: string;
-  sealingKey: string;
-  upstream: Upstream;
-  session: UpstreamSession;
-  now?: Date;
-  /** Default: `SYNC_DEADLINE_SECONDS` from the start. */
-  deadline?: SyncDeadline;
-}
-
-export interface StoredSession {
-  connectionId: string;
-  accountIds: string[];
-  transactions: number;
-}
-
-/** Balances and history of every account of the session, fetched and sealed before anything is written. */
-async function fetchSession(
-  upstream: Upstream,
-  session: UpstreamSession,
-  sealingKey: string,
-  now: Date,
-  deadline: SyncDeadline,
-): Promise<SealedAccountData[]> {
-  const dateFrom = new Date(now.getTime() - INITIAL_HISTORY_DAYS * DAY_MS)
-    .toISOString()
-    .slice(0, 10);
-  const sealed: SealedAccountData[] = [];
-  for (const account of session.accounts) {
-    const [balances, transactions] = await Promise.all([
-      upstream.getBalances(account.uid, { signal: deadline.signal }),
-      fetchTransactions(upstream, account.uid, dateFrom, {}, deadline),
-    ]);
-    sealed.push(await sealAccountData(sealingKey, { balances, transactions }, deadline));
-  }
-  return sealed;
-}
-
-function sessionColumns(input: StoreInput, now: Date) {
-  const { session, sealingKey } = input;
-  return {
-    upstream: input.upstream.name,
-    aspspName: session.aspsp.name,
-    aspspCountry: session.aspsp.country,
-    psuType: session.psuType,
-    validUntil: session.validUntil,
-    lastSyncedAt: now,
-    upstreamSessionEnc: sealJson(sealingKey, { sessionId: session.sessionId }),
-    upstreamSessionHash: keyedHash("upstream-session", session.sessionId),
-  };
-}
-
 export interface SealedAccountData {
   balances: ReturnType<typeof balanceColumns>[];
-  transactions: ReturnType<typeof transactionColumns>[];
+  transactions: SealingTransactions;
 }
 
 /**
- * Seals what was fetched, before any connection is taken: sealing is CPU
- * work (a key agreement per row), done in short slices with the event loop
- * free in between, one sync at a time, and checked against the deadline.
+ * Seals what was fetched: the few balances here, the transactions in the
+ * sealing pool's worker threads (their envelopes arrive chunk by chunk, so
+ * the write can begin with the first chunk while the others are sealed).
  */
 export async function sealAccountData(
   sealingKey: string,
@@ -146,11 +108,7 @@ export async function sealAccountData(
   deadline: SyncDeadline,
 ): Promise<SealedAccountData> {
   const balances = fetched.balances.map((balance) => balanceColumns(sealingKey, balance));
-  const transactions = await inCpuSlices(
-    fetched.transactions,
-    (transaction) => transactionColumns(sealingKey, transaction),
-    deadline,
-  );
+  const transactions = await sealTransactions(sealingKey, fetched.transactions, deadline);
   return { balances, transactions };
 }
 
@@ -164,7 +122,7 @@ export function syncTransactionOptions(deadline: SyncDeadline) {
 }
 
 /** No statement of the transaction may run past the deadline (SET LOCAL statement_timeout). */
-async function boundByDeadline(tx: Prisma.TransactionClient, deadline: SyncDeadline) {
+export async function boundByDeadline(tx: Prisma.TransactionClient, deadline: SyncDeadline) {
   deadline.check();
   const milliseconds = String(Math.max(1, deadline.remainingMs()));
   await tx.$queryRaw`SELECT set_config('statement_timeout', ${milliseconds}, true)`;
@@ -191,6 +149,21 @@ export async function writeWithinDeadline<T>(
   }
 }
 
+/** Sealed balances, replacing the account's. */
+async function writeBalances(
+  tx: Prisma.TransactionClient,
+  accountId: string,
+  balances: SealedAccountData["balances"],
+) {
+  for (const columns of balances) {
+    await tx.balance.upsert({
+      where: { accountId_balanceType: { accountId, balanceType: columns.balanceType } },
+      create: { accountId, ...columns },
+      update: columns,
+    });
+  }
+}
+
 /** Sealed balances (replacing the account's) and new transactions; returns how many were new. */
 export async function writeAccountData(
   tx: Prisma.TransactionClient,
@@ -198,24 +171,10 @@ export async function writeAccountData(
   sealed: SealedAccountData,
   deadline: SyncDeadline,
 ): Promise<number> {
-  for (const columns of sealed.balances) {
-    await tx.balance.upsert({
-      where: { accountId_balanceType: { accountId, balanceType: columns.balanceType } },
-      create: { accountId, ...columns },
-      update: columns,
-    });
-  }
-  let created = 0;
-  for (let start = 0; start < sealed.transactions.length; start += WRITE_SLICE) {
-    await boundByDeadline(tx, deadline);
-    const slice = sealed.transactions.slice(start, start + WRITE_SLICE);
-    const result = await tx.transaction.createMany({
-      data: slice.map((columns) => ({ accountId, ...columns })),
-      skipDuplicates: true,
-    });
-    created += result.count;
-  }
-  return created;
+  await writeBalances(tx, accountId, sealed.balances);
+  return insertTransactions(tx, accountId, sealed.transactions, deadline, (statement) =>
+    boundByDeadline(statement, deadline),
+  );
 }
 
 /**
@@ -235,45 +194,116 @@ async function assertStillSealedTo(
   if (locked.count !== 1) throw new Error("the tenant's sealing key changed");
 }
 
-export async function storeBankSession(input: StoreInput): Promise<StoredSession> {
+interface StoreInput {
+  tenantId: string;
+  sealingKey: string;
+  upstream: Upstream;
+  session: UpstreamSession;
+  now?: Date;
+  /** Default: `SYNC_DEADLINE_SECONDS` from the start. */
+  deadline?: SyncDeadline;
+}
+
+/** Progress of the two steps, for the flow's progress screen. */
+export interface IngestProgress {
+  /** `done` of `total` accounts have their balances fetched. */
+  accounts?(done: number, total: number): Promise<void> | void;
+  /** `done` of `total` accounts have their history stored. */
+  history?(done: number, total: number): Promise<void> | void;
+}
+
+export interface ConnectedAccount {
+  id: string;
+  uid: string;
+}
+
+export interface StoredConnection {
+  connectionId: string;
+  accounts: ConnectedAccount[];
+}
+
+export interface StoredSession {
+  connectionId: string;
+  accountIds: string[];
+  transactions: number;
+}
+
+function sessionColumns(input: StoreInput, now: Date) {
+  const { session, sealingKey } = input;
+  return {
+    upstream: input.upstream.name,
+    aspspName: session.aspsp.name,
+    aspspCountry: session.aspsp.country,
+    psuType: session.psuType,
+    validUntil: session.validUntil,
+    lastSyncedAt: now,
+    upstreamSessionEnc: sealJson(sealingKey, { sessionId: session.sessionId }),
+    upstreamSessionHash: keyedHash("upstream-session", session.sessionId),
+  };
+}
+
+/** Every account's balances, sealed before anything is written. */
+async function fetchBalances(
+  input: StoreInput,
+  deadline: SyncDeadline,
+  progress: IngestProgress,
+): Promise<SealedAccountData["balances"][]> {
+  const { session, sealingKey, upstream } = input;
+  const sealed: SealedAccountData["balances"][] = [];
+  for (const account of session.accounts) {
+    const balances = await upstream.getBalances(account.uid, { signal: deadline.signal });
+    sealed.push(balances.map((balance) => balanceColumns(sealingKey, balance)));
+    await progress.accounts?.(sealed.length, session.accounts.length);
+  }
+  return sealed;
+}
+
+/** Step 1 of a new consent: the connection, its accounts (history pending) and balances. */
+export async function storeConnection(
+  input: StoreInput,
+  progress: IngestProgress = {},
+): Promise<StoredConnection> {
   const { tenantId, sealingKey, session } = input;
   const now = input.now ?? new Date();
   const deadline = input.deadline ?? startSyncDeadline();
-  const sealed = await fetchSession(input.upstream, session, sealingKey, now, deadline);
+  const balances = await fetchBalances(input, deadline, progress);
   return writeWithinDeadline(deadline, async (tx) => {
     await assertStillSealedTo(tx, tenantId, sealingKey);
     const connection = await tx.connection.create({
       data: { tenantId, ...sessionColumns(input, now) },
     });
-    const accountIds: string[] = [];
-    let stored = 0;
+    const accounts: ConnectedAccount[] = [];
     for (const [index, account] of session.accounts.entries()) {
       const row = await tx.account.create({
-        data: { connectionId: connection.id, tenantId, ...accountColumns(sealingKey, account) },
+        data: {
+          connectionId: connection.id,
+          tenantId,
+          historyPending: true,
+          ...accountColumns(sealingKey, account),
+        },
       });
-      accountIds.push(row.id);
-      stored += await writeAccountData(tx, row.id, sealed[index] ?? EMPTY, deadline);
+      await writeBalances(tx, row.id, balances[index] ?? []);
+      accounts.push({ id: row.id, uid: account.uid });
     }
-    return { connectionId: connection.id, accountIds, transactions: stored };
+    return { connectionId: connection.id, accounts };
   });
 }
 
-const EMPTY: SealedAccountData = { balances: [], transactions: [] };
-
 /**
- * A renewed consent (CONTRACT §2 `renew_connection`) replaces the connection's
- * upstream session in place: the same connection and account ids, each
- * account found again by its number's keyed hash and re-sealed with its new
- * uid, so that the old uids answer `uid_outdated`. Accounts the bank no
- * longer shares need a reconnect; new ones are added.
+ * Step 1 of a renewed consent (`renew_connection`): the connection's upstream
+ * session is replaced in place, with the same connection and account ids;
+ * each account is found again by its number's keyed hash and re-sealed with
+ * its new uid, so that the old uids answer `uid_outdated`. Accounts the bank
+ * no longer shares need a reconnect; new ones are added, history pending.
  */
-export async function renewBankSession(
+export async function renewConnection(
   input: StoreInput & { connectionId: string },
-): Promise<StoredSession> {
+  progress: IngestProgress = {},
+): Promise<StoredConnection> {
   const { tenantId, sealingKey, session, connectionId } = input;
   const now = input.now ?? new Date();
   const deadline = input.deadline ?? startSyncDeadline();
-  const sealed = await fetchSession(input.upstream, session, sealingKey, now, deadline);
+  const balances = await fetchBalances(input, deadline, progress);
   return writeWithinDeadline(deadline, async (tx) => {
     await assertStillSealedTo(tx, tenantId, sealingKey);
     await tx.connection.update({
@@ -281,8 +311,7 @@ export async function renewBankSession(
       data: { ...sessionColumns(input, now), status: "Active" },
     });
     const existing = await tx.account.findMany({ where: { connectionId } });
-    const accountIds: string[] = [];
-    let stored = 0;
+    const accounts: ConnectedAccount[] = [];
     for (const [index, account] of session.accounts.entries()) {
       const columns = accountColumns(sealingKey, account);
       const match = existing.find(
@@ -293,14 +322,87 @@ export async function renewBankSession(
             where: { id: match.id },
             data: { ...columns, needsReconnect: false, consentWithdrawn: false },
           })
-        : await tx.account.create({ data: { connectionId, tenantId, ...columns } });
-      accountIds.push(row.id);
-      stored += await writeAccountData(tx, row.id, sealed[index] ?? EMPTY, deadline);
+        : await tx.account.create({
+            data: { connectionId, tenantId, historyPending: true, ...columns },
+          });
+      await writeBalances(tx, row.id, balances[index] ?? []);
+      accounts.push({ id: row.id, uid: account.uid });
     }
     await tx.account.updateMany({
-      where: { connectionId, id: { notIn: accountIds } },
+      where: { connectionId, id: { notIn: accounts.map((account) => account.id) } },
       data: { needsReconnect: true },
     });
-    return { connectionId, accountIds, transactions: stored };
+    return { connectionId, accounts };
   });
+}
+
+export interface StoredHistory {
+  transactions: number;
+  /** Accounts whose history could not be stored: they stay `historyPending`. */
+  failedAccountIds: string[];
+}
+
+/**
+ * Step 2: each account's first window of history, in one transaction per
+ * account that also clears its `historyPending`. A failure leaves that
+ * account's history as it was (the mark included) and goes on with the next;
+ * past the deadline the remaining accounts are left pending too.
+ */
+export async function storeHistory(
+  input: {
+    sealingKey: string;
+    upstream: Upstream;
+    accounts: ConnectedAccount[];
+    now?: Date;
+    deadline?: SyncDeadline;
+  },
+  progress: IngestProgress = {},
+): Promise<StoredHistory> {
+  const now = input.now ?? new Date();
+  const deadline = input.deadline ?? startSyncDeadline();
+  const dateFrom = new Date(now.getTime() - INITIAL_HISTORY_DAYS * DAY_MS)
+    .toISOString()
+    .slice(0, 10);
+  let stored = 0;
+  const failedAccountIds: string[] = [];
+  for (const [index, account] of input.accounts.entries()) {
+    try {
+      const sealer = new TransactionSealer(input.sealingKey, deadline);
+      await fetchTransactions(input.upstream, account.uid, dateFrom, {}, deadline, (page) =>
+        sealer.add(page),
+      );
+      const sealing = sealer.finish();
+      stored += await writeWithinDeadline(deadline, async (tx) => {
+        const created = await insertTransactions(tx, account.id, sealing, deadline, (statement) =>
+          boundByDeadline(statement, deadline),
+        );
+        await tx.account.update({ where: { id: account.id }, data: { historyPending: false } });
+        return created;
+      });
+    } catch (error) {
+      // The account keeps its mark: its next sync fetches the whole window again.
+      log.warn("ingest.history_failed", { error });
+      failedAccountIds.push(account.id);
+      if (deadline.expired) {
+        failedAccountIds.push(...input.accounts.slice(index + 1).map((rest) => rest.id));
+        break;
+      }
+    }
+    await progress.history?.(index + 1, input.accounts.length);
+  }
+  return { transactions: stored, failedAccountIds };
+}
+
+/** Both steps at once: a new consent with its whole first history (scripts and tests). */
+export async function storeBankSession(input: StoreInput): Promise<StoredSession> {
+  const connection = await storeConnection(input);
+  const history = await storeHistory({ ...input, accounts: connection.accounts });
+  if (history.failedAccountIds.length > 0) {
+    throw new Error(`the history of ${history.failedAccountIds.length} account(s) was not stored`);
+  }
+  return {
+    connectionId: connection.connectionId,
+    accountIds: connection.accounts.map((account) => account.id),
+    transactions: history.transactions,
+  };
 }

@@ -1,9 +1,9 @@
-import { sealJson } from "../crypto/envelope";
+import { sealJson, toPlaintext } from "../crypto/envelope";
 import { keyedHash } from "../crypto/keyed-hash";
 import type { UpstreamAccount, UpstreamBalance, UpstreamTransaction } from "../upstream/types";
 
 /**
- * What is stored of bank data (CONTRACT §8.4): the plaintext columns the
+ * What is stored of bank data: the plaintext columns the
  * data API serves as they are, and everything sensitive sealed to the
  * tenant's key. Identifiers the server must recognize later are kept as
  * keyed hashes (DESIGN.md §4).
@@ -47,16 +47,23 @@ export function balanceColumns(sealingKey: string, balance: UpstreamBalance) {
 export const transactionDedupeHash = (transaction: UpstreamTransaction) =>
   keyedHash("transaction-dedupe", transaction.entryReference);
 
-export function transactionColumns(sealingKey: string, transaction: UpstreamTransaction) {
+/**
+ * A transaction's plaintext columns and the compact JSON text to seal into
+ * its `enc` (sealing is done in bulk, by the sealing pool).
+ */
+export function transactionRow(transaction: UpstreamTransaction) {
   return {
-    currency: transaction.currency,
-    creditDebitIndicator: transaction.creditDebitIndicator,
-    status: transaction.status,
-    bookingDate: transaction.bookingDate,
-    valueDate: transaction.valueDate,
-    transactionDate: transaction.transactionDate,
-    bankTransactionCode: transaction.bankTransactionCode,
-    enc: sealJson(sealingKey, {
+    columns: {
+      currency: transaction.currency,
+      creditDebitIndicator: transaction.creditDebitIndicator,
+      status: transaction.status,
+      bookingDate: transaction.bookingDate,
+      valueDate: transaction.valueDate,
+      transactionDate: transaction.transactionDate,
+      bankTransactionCode: transaction.bankTransactionCode,
+      dedupeHash: transactionDedupeHash(transaction),
+    },
+    plaintext: toPlaintext({
       amount: transaction.amount,
       creditorName: transaction.creditorName,
       creditorIban: transaction.creditorIban,
@@ -75,6 +82,7 @@ export function transactionColumns(sealingKey: string, transaction: UpstreamTran
       balanceAfterCurrency: transaction.balanceAfterCurrency,
       rawJson: transaction.rawJson,
     }),
-    dedupeHash: transactionDedupeHash(transaction),
   };
 }
+
+export type TransactionRow = ReturnType<typeof transactionRow>;

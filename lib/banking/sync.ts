@@ -9,11 +9,12 @@ import {
   UPSTREAM_FAILURE_STATUS,
   type UpstreamName,
 } from "../upstream/types";
+import { balanceColumns } from "./sealing";
+import { TransactionSealer } from "./write";
 import { startSyncDeadline, SyncDeadlineError, type SyncDeadline } from "./budget";
 import {
   fetchTransactions,
   INITIAL_HISTORY_DAYS,
-  sealAccountData,
   writeAccountData,
   writeWithinDeadline,
 } from "./ingest";
@@ -116,16 +117,23 @@ export async function syncAccount(request: SyncRequest): Promise<SyncOutcome | n
   if (!sealingKey) throw new Error("tenant without a sealing key holds an account");
 
   const upstream = upstreamNamed(toUpstreamName(connection.upstream));
-  const since = connection.lastSyncedAt ?? new Date(now.getTime() - INITIAL_HISTORY_DAYS * DAY_MS);
+  // An account whose first history was never stored (docs/ingest.md) fetches that whole window.
+  const since = account.historyPending
+    ? new Date(account.createdAt.getTime() - INITIAL_HISTORY_DAYS * DAY_MS)
+    : (connection.lastSyncedAt ?? new Date(now.getTime() - INITIAL_HISTORY_DAYS * DAY_MS));
   const dateFrom = new Date(since.getTime() - SYNC_OVERLAP_DAYS * DAY_MS)
     .toISOString()
     .slice(0, 10);
   const options = { psuHeaders: request.psuHeaders };
   let fetched;
+  // Sealing starts with the first page, in the sealing pool, while the next ones are fetched.
+  const sealer = new TransactionSealer(sealingKey, deadline);
   try {
     const [balances, transactions] = await Promise.all([
       upstream.getBalances(request.uid, { ...options, signal: deadline.signal }),
-      fetchTransactions(upstream, request.uid, dateFrom, options, deadline),
+      fetchTransactions(upstream, request.uid, dateFrom, options, deadline, (page) =>
+        sealer.add(page),
+      ),
     ]);
     fetched = { balances, transactions };
   } catch (error) {
@@ -139,9 +147,15 @@ export async function syncAccount(request: SyncRequest): Promise<SyncOutcome | n
     return failure(error.reason, error);
   }
 
-  const sealed = await sealAccountData(sealingKey, fetched, deadline);
+  const sealed = {
+    balances: fetched.balances.map((balance) => balanceColumns(sealingKey, balance)),
+    transactions: sealer.finish(),
+  };
   const created = await writeWithinDeadline(deadline, async (tx) => {
     const count = await writeAccountData(tx, account.id, sealed, deadline);
+    if (account.historyPending) {
+      await tx.account.update({ where: { id: account.id }, data: { historyPending: false } });
+    }
     await tx.connection.update({ where: { id: connection.id }, data: { lastSyncedAt: now } });
     return count;
   });

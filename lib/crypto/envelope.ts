@@ -105,28 +105,74 @@ function deriveKey(sharedSecret: Buffer): Buffer {
   return Buffer.from(hkdfSync("sha256", sharedSecret, HKDF_SALT, HKDF_INFO, KEY_BYTES));
 }
 
+/** What sealing needs of node:crypto (passed in: see sealPlaintexts). */
+export interface SealingCrypto {
+  createECDH: typeof createECDH;
+  hkdfSync: typeof hkdfSync;
+  createCipheriv: typeof createCipheriv;
+  randomBytes: typeof randomBytes;
+}
+
 /**
- * Seals `payload` (compact `JSON.stringify`, CONTRACT §8.2 step 6) to the raw
- * P-256 point, with a fresh ephemeral key and nonce for every envelope.
+ * Seals each plaintext (compact JSON text) to the raw P-256 point
+ * `recipient`, with a fresh ephemeral key pair and nonce for every envelope.
+ *
+ * Self-contained on purpose: it names nothing outside itself (the crypto
+ * module comes as an argument, the constants are written out), because the
+ * sealing workers (seal-pool.ts) run it from its own source text. One ECDH
+ * object serves the whole batch: `generateKeys()` replaces its key pair
+ * every time, which is the cheapest way Node offers to a fresh ephemeral
+ * key (scripts/bench/ecdh.ts compares the alternatives).
+ */
+export function sealPlaintexts(
+  nodeCrypto: SealingCrypto,
+  recipient: Uint8Array,
+  plaintexts: readonly string[],
+): string[] {
+  // 0x01 | ephemeral point (65) | nonce (12) | tag (16) | ciphertext; HKDF-SHA-256 with
+  // 32 zero bytes of salt and the scheme's info string gives the AES-256-GCM key.
+  const salt = Buffer.alloc(32);
+  const ephemeral = nodeCrypto.createECDH("prime256v1");
+  const envelopes: string[] = [];
+  for (const plaintext of plaintexts) {
+    const ephemeralPoint = ephemeral.generateKeys();
+    const shared = ephemeral.computeSecret(recipient);
+    const key = Buffer.from(nodeCrypto.hkdfSync("sha256", shared, salt, "bank.core.ci/zk/v1", 32));
+    const nonce = nodeCrypto.randomBytes(12);
+    const cipher = nodeCrypto.createCipheriv("aes-256-gcm", key, nonce, { authTagLength: 16 });
+    const ciphertext = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
+    // The tag sits before the ciphertext.
+    envelopes.push(
+      Buffer.concat([
+        Buffer.of(0x01),
+        ephemeralPoint,
+        nonce,
+        cipher.getAuthTag(),
+        ciphertext,
+      ]).toString("base64"),
+    );
+  }
+  return envelopes;
+}
+
+const NODE_CRYPTO = { createECDH, hkdfSync, createCipheriv, randomBytes };
+
+/** The compact JSON text of a payload, as it is sealed. */
+export function toPlaintext(payload: unknown): string {
+  const plaintext = JSON.stringify(payload);
+  if (plaintext === undefined) throw new TypeError("payload is not JSON-serializable");
+  return plaintext;
+}
+
+/**
+ * Seals `payload` (compact `JSON.stringify`) to the raw P-256 point, with a
+ * fresh ephemeral key and nonce for every envelope.
  */
 export function sealJson(recipientPublicKeyRawB64: string, payload: unknown): string {
   const recipient = parseRawPublicKey(recipientPublicKeyRawB64);
-  const plaintext = JSON.stringify(payload);
-  if (plaintext === undefined) throw new TypeError("payload is not JSON-serializable");
-  const ephemeral = createECDH(CURVE);
-  const ephemeralPoint = ephemeral.generateKeys(); // uncompressed by default
-  const key = deriveKey(ephemeral.computeSecret(recipient));
-  const nonce = randomBytes(NONCE_BYTES);
-  const cipher = createCipheriv("aes-256-gcm", key, nonce, { authTagLength: TAG_BYTES });
-  const ciphertext = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
-  // CONTRACT §8.2 step 7: the tag sits before the ciphertext.
-  return Buffer.concat([
-    Buffer.of(VERSION),
-    ephemeralPoint,
-    nonce,
-    cipher.getAuthTag(),
-    ciphertext,
-  ]).toString("base64");
+  const [envelope] = sealPlaintexts(NODE_CRYPTO, recipient, [toPlaintext(payload)]);
+  if (envelope === undefined) throw new Error("sealing produced no envelope");
+  return envelope;
 }
 
 function toPrivateScalar(privateKeyPkcs8B64: string): Buffer {

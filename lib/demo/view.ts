@@ -60,6 +60,10 @@ type TransactionEnc = {
   remittanceInformation?: string | null;
 };
 
+/** How often, and how long apart, the demo asks again for a history still being stored. */
+const HISTORY_ATTEMPTS = 5;
+const HISTORY_RETRY_MS = 1_000;
+
 async function readAccount(
   apiKey: string,
   privateKey: string,
@@ -68,7 +72,13 @@ async function readAccount(
 ): Promise<DemoAccount> {
   const details = openOptional<AccountEnc>(privateKey, account.enc);
   const display = openOptional<{ displayName?: string | null }>(privateKey, account.displayNameEnc);
-  const page = await getTransactions(apiKey, account.id, LATEST_TRANSACTIONS);
+  let page = await getTransactions(apiKey, account.id, LATEST_TRANSACTIONS);
+  // A new connection's history may still be being stored: 503 transient, asked again shortly.
+  for (let attempt = 1; page.status === 503 && attempt <= HISTORY_ATTEMPTS; attempt += 1) {
+    steps.push(page.step);
+    await new Promise((resolve) => setTimeout(resolve, HISTORY_RETRY_MS));
+    page = await getTransactions(apiKey, account.id, LATEST_TRANSACTIONS);
+  }
   steps.push(page.step);
   return {
     id: account.id,

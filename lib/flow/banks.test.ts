@@ -7,7 +7,8 @@ import {
   describeSandboxAuthorization,
 } from "../upstream/sandbox/consent";
 import { syncAccount } from "../banking/sync";
-import { handleBankCallback, handleBankRenew, handleBankStart } from "./banks";
+import { settleIngests } from "./bank-ingest";
+import { handleBankCallback, handleBankFinish, handleBankRenew, handleBankStart } from "./banks";
 import { csrfToken } from "./csrf";
 import { attachUser } from "./flows";
 import { tenantSubject } from "../banking/tenants";
@@ -68,6 +69,18 @@ function start(cookie: string, form: Record<string, string>, origin = ISSUER) {
 const callback = (cookie: string, url: string) =>
   handleBankCallback(new Request(url, { headers: { Cookie: cookie } }));
 
+/** The callback answers with the progress screen at once; the storing runs after it. */
+async function approvedAndStored(cookie: string, url: string): Promise<string | null> {
+  const response = await callback(cookie, url);
+  expect(response.status).toBe(303);
+  expect(response.headers.get("location")).toBe("/banks/progress");
+  await settleIngests();
+  const finish = await handleBankFinish(
+    new Request(`${ISSUER}/banks/finish`, { headers: { Cookie: cookie } }),
+  );
+  return finish.headers.get("location");
+}
+
 /** Starts at the bank and returns the sandbox authorization id it redirected to. */
 async function startAtBank(
   flow: { id: string; csrfSecret: string },
@@ -87,9 +100,8 @@ describe("bank picker: start and callback", () => {
   it("stores the approved consent sealed to the user's key and moves on to consent", async () => {
     const { flow, cookie, keys, subject } = await signedInFlow();
     const authorization = await startAtBank(flow, cookie);
-    const response = await callback(cookie, approveSandboxAuthorization(authorization) ?? "");
-    expect(response.status).toBe(303);
-    expect(response.headers.get("location")).toBe("/consent");
+    const next = await approvedAndStored(cookie, approveSandboxAuthorization(authorization) ?? "");
+    expect(next).toBe("/consent");
 
     const [connection, ...others] = await connectionsOf(subject);
     expect(others).toEqual([]);
@@ -104,7 +116,7 @@ describe("bank picker: start and callback", () => {
   it("uses a callback once: a replay stores nothing more and says the bank is connected", async () => {
     const { flow, cookie, subject } = await signedInFlow();
     const back = approveSandboxAuthorization(await startAtBank(flow, cookie)) ?? "";
-    expect((await callback(cookie, back)).headers.get("location")).toBe("/consent");
+    expect(await approvedAndStored(cookie, back)).toBe("/consent");
     const replay = await callback(cookie, back);
     expect(replay.headers.get("location")).toBe("/banks?notice=connected");
     expect(await connectionsOf(subject)).toHaveLength(1);
@@ -159,7 +171,7 @@ describe("bank picker: start and callback", () => {
   });
 });
 
-describe("renewing a connection (CONTRACT §2 renew_connection)", () => {
+describe("renewing a connection (renew_connection)", () => {
   const uidsOf = async (connectionId: string, privateKey: string) =>
     Object.fromEntries(
       (await db().account.findMany({ where: { connectionId } })).map((account) => [
@@ -171,7 +183,7 @@ describe("renewing a connection (CONTRACT §2 renew_connection)", () => {
   it("goes straight to the bank, keeps the connection and its accounts, and outdates old uids", async () => {
     const first = await signedInFlow();
     const authorization = await startAtBank(first.flow, first.cookie);
-    await callback(first.cookie, approveSandboxAuthorization(authorization) ?? "");
+    await approvedAndStored(first.cookie, approveSandboxAuthorization(authorization) ?? "");
     const [connection] = await connectionsOf(first.subject);
     if (!connection) throw new Error("not connected");
     const privateKey = first.keys.privateKeyPkcs8B64;
@@ -189,8 +201,11 @@ describe("renewing a connection (CONTRACT §2 renew_connection)", () => {
     expect(bankPage.pathname).toBe("/sandbox/authorize");
     const authorizationId = bankPage.searchParams.get("authorization") ?? "";
     expect(describeSandboxAuthorization(authorizationId)?.aspsp.name).toBe(BANK.bank);
-    const back = await callback(renewal.cookie, approveSandboxAuthorization(authorizationId) ?? "");
-    expect(back.headers.get("location")).toBe("/consent");
+    const back = await approvedAndStored(
+      renewal.cookie,
+      approveSandboxAuthorization(authorizationId) ?? "",
+    );
+    expect(back).toBe("/consent");
 
     const after = await connectionsOf(first.subject);
     expect(after.map((row) => row.id)).toEqual([connection.id]);
@@ -215,7 +230,7 @@ describe("renewing a connection (CONTRACT §2 renew_connection)", () => {
 
   it("ignores a renewal of another tenant's connection", async () => {
     const theirs = await signedInFlow();
-    await callback(
+    await approvedAndStored(
       theirs.cookie,
       approveSandboxAuthorization(await startAtBank(theirs.flow, theirs.cookie)) ?? "",
     );

@@ -1,16 +1,19 @@
 import { findSignedInUser } from "../auth/sessions";
-import { inSyncSlot } from "../banking/budget";
-import { renewBankSession, storeBankSession } from "../banking/ingest";
 import { ensureTenant, tenantSubject } from "../banking/tenants";
 import { keyedHash } from "../crypto/keyed-hash";
 import { randomToken } from "../crypto/random";
 import { db } from "../db/client";
 import { getEnv } from "../env";
+import { OUTAGE_RETRY_AFTER_SECONDS } from "../db/faults";
+import { cookieName, serializeCookie } from "../http/cookies";
+import { privateJson } from "../http/respond";
 import { log } from "../log";
 import { upstream } from "../upstream";
 import type { Aspsp, PsuType } from "../upstream/types";
 import { isSameOrigin, isStaleTabToken, isValidCsrfToken } from "./csrf";
 import { FLOW_ENDED_PATH, STALE_TAB_PATH } from "./dead-ends";
+import { findIngestStatus, startIngest } from "./bank-ingest";
+import { LAST_COUNTRY_COOKIE } from "./bank-list";
 import { findBrowserFlow } from "./flows";
 import { flowLocale } from "./locale";
 import { serverRelay } from "./relay-for-flow";
@@ -111,8 +114,23 @@ export async function handleBankStart(request: Request): Promise<Response> {
   const psuType = PSU_TYPES.find((type) => type === form.get("psuType")) ?? "personal";
   const aspsp = (await upstream().listBanks({ country })).find((bank) => bank.name === name);
   if (!aspsp || !aspsp.psuTypes.includes(psuType)) return redirect("/banks?notice=failed");
-  return sendToBank(request, flow, user, { aspsp, psuType });
+  const response = await sendToBank(request, flow, user, { aspsp, psuType });
+  // The picker opens on this country next time (a preference, not a secret).
+  response.headers.append(
+    "Set-Cookie",
+    serializeCookie(lastCountryCookieName(), aspsp.country, {
+      maxAgeSeconds: LAST_COUNTRY_MAX_AGE_SECONDS,
+      https: getEnv().issuer.startsWith("https://"),
+    }),
+  );
+  return response;
 }
+
+const LAST_COUNTRY_MAX_AGE_SECONDS = 365 * 24 * 60 * 60;
+
+/** The cookie remembering the country of the last bank picked in this browser. */
+export const lastCountryCookieName = () =>
+  cookieName(LAST_COUNTRY_COOKIE, getEnv().issuer.startsWith("https://"));
 
 /**
  * GET /banks/renew (CONTRACT §2 renew_connection): straight to the bank of
@@ -137,6 +155,12 @@ export async function handleBankRenew(request: Request): Promise<Response> {
   return sendToBank(request, flow, user, { aspsp, psuType, renewConnectionId: connection.id });
 }
 
+/**
+ * GET /banks/callback: the bank sent the browser back. Checked here (bound to
+ * this browser's flow, used once, not stale); the consent is then completed
+ * and stored after the response (bank-ingest.ts), and the browser goes to the
+ * progress screen at once.
+ */
 export async function handleBankCallback(request: Request): Promise<Response> {
   const params = new URL(request.url).searchParams;
   const signedIn = await signedInFlow(request);
@@ -169,36 +193,64 @@ export async function handleBankCallback(request: Request): Promise<Response> {
   if (done.count !== 1) return redirect("/banks?notice=failed");
   if (params.get("error")) return redirect("/banks?notice=denied");
 
-  try {
-    const session = await upstream().completeAuthorization({ code: params.get("code") ?? "" });
-    const person = await db().user.findUniqueOrThrow({ where: { id: user.userId } });
-    const tenant = await db().$transaction((tx) =>
-      ensureTenant(tx, { user: person, partner: flow.client.partner }),
-    );
-    const sealing = await db().tenant.findUniqueOrThrow({ where: { id: tenant.id } });
-    if (!sealing.sealingKey) return redirect("/setup");
-    const store = {
-      tenantId: tenant.id,
-      sealingKey: sealing.sealingKey,
-      upstream: upstream(),
-      session,
-    };
-    // A renewal replaces its own tenant's connection; anything else is a new one.
-    const renewing = authorization.renewConnectionId
-      ? await db().connection.findFirst({
-          where: { id: authorization.renewConnectionId, tenantId: tenant.id },
-        })
-      : null;
-    // Within the sync budget: a busy service answers like any failed connection.
-    await inSyncSlot(() =>
-      renewing
-        ? renewBankSession({ ...store, connectionId: renewing.id })
-        : storeBankSession(store),
-    );
-  } catch (error) {
-    log.warn("banks.callback_failed", { error });
-    return redirect("/banks?notice=failed");
+  const person = await db().user.findUniqueOrThrow({ where: { id: user.userId } });
+  const tenant = await db().$transaction((tx) =>
+    ensureTenant(tx, { user: person, partner: flow.client.partner }),
+  );
+  const sealing = await db().tenant.findUniqueOrThrow({ where: { id: tenant.id } });
+  if (!sealing.sealingKey) return redirect("/setup");
+  // A renewal replaces its own tenant's connection; anything else is a new one.
+  const renewing = authorization.renewConnectionId
+    ? await db().connection.findFirst({
+        where: { id: authorization.renewConnectionId, tenantId: tenant.id },
+        select: { id: true },
+      })
+    : null;
+  await startIngest({
+    flowId: flow.id,
+    authorizationId: authorization.id,
+    code: params.get("code") ?? "",
+    tenantId: tenant.id,
+    sealingKey: sealing.sealingKey,
+    renewConnectionId: renewing?.id ?? null,
+  });
+  return redirect("/banks/progress");
+}
+
+const statusJson = (status: number, body: unknown) => privateJson(body, status);
+
+/** The status poll while the database is unreachable: the script keeps polling. */
+export function progressStatusUnavailable(): Response {
+  return privateJson({ error: "unavailable" }, 503, {
+    "Retry-After": String(OUTAGE_RETRY_AFTER_SECONDS),
+  });
+}
+
+/**
+ * GET /banks/progress/status: what the progress screen's script polls. Only
+ * the flow's own browser (its flow cookie and its signed-in user) reads it.
+ */
+export async function handleBankProgressStatus(request: Request): Promise<Response> {
+  const [flow, user] = await Promise.all([findBrowserFlow(request), findSignedInUser(request)]);
+  if (!flow || !user || flow.userId !== user.userId) {
+    return statusJson(403, { error: "forbidden" });
   }
+  const status = await findIngestStatus(flow.id);
+  if (!status) return statusJson(404, { error: "not_found" });
+  const { state, accountsDone, accountsTotal, historyDone, ready } = status;
+  return statusJson(200, { state, accountsDone, accountsTotal, historyDone, ready });
+}
+
+/**
+ * GET /banks/finish: the progress screen's way on once the accounts are
+ * stored: the flow's next step, or (partner-key mode) the relay.
+ */
+export async function handleBankFinish(request: Request): Promise<Response> {
+  const signedIn = await signedInFlow(request);
+  if (signedIn instanceof Response) return signedIn;
+  const { flow, user } = signedIn;
+  const status = await findIngestStatus(flow.id);
+  if (!status?.ready) return redirect(status ? "/banks/progress" : "/banks");
   const next = await resolveNextStep(flow, {
     id: user.userId,
     email: user.email,

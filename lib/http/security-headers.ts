@@ -31,6 +31,8 @@ const FLOW_ROUTE_HANDLERS = new Set([
   "/banks/callback",
   "/banks/continue",
   "/banks/renew",
+  "/banks/finish",
+  "/banks/progress/status",
   "/consent/approve",
   "/sandbox/authorize/decision",
 ]);

@@ -25,6 +25,8 @@ export interface Aspsp {
   psuTypes: PsuType[];
   /** The longest consent the bank grants (Enable Banking `maximum_consent_validity`), in days. */
   maxConsentDays: number;
+  /** A bank that exists only to test failures (the sandbox's scenario banks): listed apart. */
+  testOnly?: boolean;
 }
 
 export interface StartAuthorizationInput {

@@ -16,6 +16,7 @@ import {
 } from "../lib/load-client";
 import { startService } from "../lib/service-process";
 import { startRunRedis } from "../load/redis";
+import { approveToConsent, type ApproveTiming } from "./approve";
 import { startBareBaseline, startConstantNext, type Baseline } from "./baselines";
 import { screenWeights } from "./screens";
 import { connectShop, forgetHistory } from "./shop";
@@ -30,8 +31,10 @@ import { connectShop, forgetHistory } from "./shop";
  * GET /api/accounts, a transactions page and a sync of about 10 000 new
  * transactions, each next to two baselines measured in the same run on the
  * same machine: a bare Node HTTP server answering the same JSON, and a
- * Next.js route handler returning a constant. Then the JavaScript each flow
- * screen ships. The service runs its production build with PostgreSQL and
+ * Next.js route handler returning a constant. Then the time from the
+ * sandbox bank's Approve to the consent screen for a personal and a business
+ * account (scripts/bench/approve.ts), with the ingest's transactions/s, and
+ * the JavaScript each flow screen ships. The service runs its production build with PostgreSQL and
  * Redis; every simulated client has its own address (one trusted proxy hop).
  */
 
@@ -40,6 +43,17 @@ const DURATION_MS = short ? 1_500 : 10_000;
 const WARMUP_MS = short ? 300 : 2_000;
 const CONCURRENCY = 16;
 const SYNC_SAMPLES = short ? 1 : 3;
+const APPROVE_SAMPLES = short ? 1 : 3;
+const APPROVE_BANKS = [
+  [
+    "personal: Sandbox Nordbank DK",
+    { name: "Sandbox Nordbank DK", country: "DK", psuType: "personal" },
+  ],
+  [
+    "business: Sandbox Handelsbank DK (a shop)",
+    { name: "Sandbox Handelsbank DK", country: "DK", psuType: "business" },
+  ],
+] as const;
 const log = (line: string) => console.log(`[bench] ${line}`);
 
 const BARE_TOKEN_REQUEST: HttpRequest = {
@@ -236,6 +250,19 @@ async function main() {
       });
     }
 
+    log("measuring Approve → consent over HTTP");
+    const approvals: { name: string; timing: ApproveTiming }[] = [];
+    for (const [name, bank] of APPROVE_BANKS) {
+      const timings: ApproveTiming[] = [];
+      for (let i = 0; i < APPROVE_SAMPLES; i += 1) {
+        timings.push(await approveToConsent(http, service.origin, bank, fromSomeone));
+      }
+      // The median sample by time to the consent screen.
+      timings.sort((a, b) => a.toConsentMs - b.toConsentMs);
+      const timing = timings[Math.floor(timings.length / 2)];
+      if (timing) approvals.push({ name, timing });
+    }
+
     log(`measuring ${SYNC_SAMPLES} sync(s) of a two-year-old shop account`);
     const syncLatencies = new Latencies();
     let synced = 0;
@@ -281,6 +308,13 @@ async function main() {
       table(rows),
       "",
       `Sync: ${synced} new transactions in ${fixed(syncSeconds, 1)} s (${Math.round(synced / syncSeconds)} transactions/s).`,
+      "",
+      "| Approve at the bank → | Progress screen ms | Consent screen ms | Whole history stored ms | Transactions | Ingest transactions/s |",
+      "|---|--:|--:|--:|--:|--:|",
+      ...approvals.map(
+        ({ name, timing }) =>
+          `| ${name} | ${fixed(timing.toProgressMs, 0)} | ${fixed(timing.toConsentMs, 0)} | ${fixed(timing.toHistoryMs, 0)} | ${timing.transactions} | ${Math.round(timing.transactions / (timing.toHistoryMs / 1000))} |`,
+      ),
       "",
       "| Flow screen | Status | Script files | JS bytes | JS gzip | Inline script bytes |",
       "|---|--:|--:|--:|--:|--:|",

@@ -94,6 +94,16 @@ export const FLOW_GENERATORS: Generator[] = [
   ]),
   formPost("/banks/continue", (_rng, _ctx, csrf) => [["csrf", csrf.bank ?? ""]]),
   browserGet("/banks/renew", () => []),
+  browserGet("/banks/finish", () => []),
+  define(
+    { name: "/banks/progress/status", family: "flow-json", methods: ["GET"] },
+    (rng, ctx) => ({
+      method: "GET",
+      path: "/banks/progress/status",
+      headers: flowHeaders(ctx, pickFlow(rng, ctx).cookie),
+    }),
+    flowMutations,
+  ),
   browserGet("/banks/callback", (rng) => [
     ["state", rng.hex(43)],
     ["code", rng.hex(20)],

@@ -140,7 +140,8 @@ const FAMILY_CHECKS: Record<Family, Check> = {
         ? relayPage(answer, RELAY_CODES)
         : jsonOk(answer);
     return [
-      ...statusIn(answer, [400, 401, 403, 409]),
+      // 404: the progress status of a flow that has no bank connection under way.
+      ...statusIn(answer, [400, 401, 403, 404, 409]),
       ...errorBody(answer, { description: "optional" }),
     ];
   },

@@ -16,7 +16,7 @@ export type Family =
   | "public-json" // discovery, openapi.json, healthz, client branding
   | "logo" // image, 304, or 404 text
   | "flow-form" // hosted screens' form posts: a redirect, a relay page or an empty 403
-  | "flow-json" // /setup/key, /setup/start-over, /consent/approve: JSON {error}, a redirect or the relay page
+  | "flow-json" // /setup/key, /setup/start-over, /consent/approve, /banks/progress/status: JSON, a redirect or the relay page
   | "demo" // the demo partner app: a redirect or a short text refusal
   | "page"; // HTML pages and unknown paths
 

@@ -47,6 +47,8 @@ const CHECKLIST_ITEMS = [
   "starting over with a new key leaves nothing sealed to the old key and revokes the API keys that read it",
   "the unlocked key stays with one tab and is forgotten once the relay is posted",
   "a finished, expired or replaced flow acts on nothing: no second relay, read-only lookups, links only to the partner's registered origin",
+  "a bank-connection progress status only for the flow's own browser",
+  "a partner never reads a half-stored first history",
 ] as const;
 
 interface Proof {

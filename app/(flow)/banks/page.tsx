@@ -1,17 +1,34 @@
+import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import { getLocale, getTranslations } from "next-intl/server";
 import { tenantSubject } from "@/lib/banking/tenants";
 import { db } from "@/lib/db/client";
+import {
+  initialsOf,
+  isPopular,
+  presetCountry,
+  toneOf,
+  type PickerBank,
+} from "@/lib/flow/bank-list";
+import { lastCountryCookieName } from "@/lib/flow/banks";
 import { csrfToken } from "@/lib/flow/csrf";
 import { FLOW_ENDED_PATH } from "@/lib/flow/dead-ends";
 import { upstream } from "@/lib/upstream";
 import { FlowShell } from "../_components/flow-shell";
 import { FocusMessage } from "../_components/focus-message";
 import { loadFlowScreen } from "../_lib/context";
+import { BankPicker } from "./bank-picker";
+import "./banks.css";
 
-type Search = { q?: string; country?: string; notice?: string };
+type Search = { q?: string; country?: string; type?: string; notice?: string };
 
-/** DESIGN.md §6.4: the upstream's banks, with search and a country filter (plain GET forms). */
+const single = (value: unknown) => (typeof value === "string" ? value : undefined);
+
+/**
+ * The bank picker: the upstream's banks with search as you type, a country
+ * preset from the browser's last pick or the flow's language, the account
+ * type, the country's popular banks first and test-only banks apart.
+ */
 export default async function BanksPage({ searchParams }: { searchParams: Promise<Search> }) {
   const search = await searchParams;
   const { flow, user, branding } = await loadFlowScreen();
@@ -20,17 +37,29 @@ export default async function BanksPage({ searchParams }: { searchParams: Promis
   const t = await getTranslations("Banks");
   const locale = await getLocale();
   const regionNames = new Intl.DisplayNames([locale], { type: "region" });
+  const countryName = (code: string) => regionNames.of(code) ?? code;
 
   const allBanks = await upstream().listBanks();
-  const countries = [...new Set(allBanks.map((bank) => bank.country))].sort((a, b) =>
-    (regionNames.of(a) ?? a).localeCompare(regionNames.of(b) ?? b, locale),
-  );
-  const query = (search.q ?? "").trim().toLowerCase();
-  const banks = allBanks.filter(
-    (bank) =>
-      (!search.country || bank.country === search.country) &&
-      (!query || bank.name.toLowerCase().includes(query)),
-  );
+  const countries = [...new Set(allBanks.map((bank) => bank.country))]
+    .map((code) => ({ code, name: countryName(code) }))
+    .sort((a, b) => a.name.localeCompare(b.name, locale));
+  const banks: PickerBank[] = allBanks.map((bank) => ({
+    name: bank.name,
+    country: bank.country,
+    psuTypes: [...bank.psuTypes],
+    testOnly: bank.testOnly ?? false,
+    popular: isPopular(bank.name, bank.country),
+    initials: initialsOf(bank.name, bank.country),
+    tone: toneOf(bank.name),
+  }));
+  const country = presetCountry({
+    asked: single(search.country),
+    lastPick: (await cookies()).get(lastCountryCookieName())?.value,
+    locale,
+    countries: countries.map((entry) => entry.code),
+  });
+  const psuType = single(search.type) === "business" ? "business" : "personal";
+
   const connections = await db().connection.findMany({
     where: {
       tenant: {
@@ -64,83 +93,44 @@ export default async function BanksPage({ searchParams }: { searchParams: Promis
         </FocusMessage>
       ) : null}
       {connections.length > 0 ? (
-        <section aria-labelledby="connected-title">
-          <h2 id="connected-title">{t("connectedTitle")}</h2>
-          <ul className="bank-list">
+        <section aria-labelledby="connected-title" className="picker-connected">
+          <h2 id="connected-title" className="picker-group">
+            {t("connectedTitle")}
+          </h2>
+          <ul className="bank-list picker-list">
             {connections.map((connection) => (
-              <li key={connection.id}>
-                <span>
-                  {connection.aspspName} · {regionNames.of(connection.aspspCountry)}
+              <li key={connection.id} className="bank-row bank-row-static">
+                <span
+                  className={`bank-badge tone-${toneOf(connection.aspspName)}`}
+                  aria-hidden="true"
+                >
+                  {initialsOf(connection.aspspName, connection.aspspCountry)}
                 </span>
-                <span className="muted small">
-                  {t("accounts", { count: connection._count.accounts })}
+                <span className="bank-row-text">
+                  <span className="bank-row-name">{connection.aspspName}</span>
+                  <span className="bank-row-meta">
+                    {countryName(connection.aspspCountry)} ·{" "}
+                    {t("accounts", { count: connection._count.accounts })}
+                  </span>
                 </span>
               </li>
             ))}
           </ul>
           <form method="post" action="/banks/continue">
             <input type="hidden" name="csrf" value={csrf} />
-            <button type="submit" className="button">
+            <button type="submit" className="button picker-continue">
               {t("continue")}
             </button>
           </form>
+          <h2 className="picker-group">{t("addAnother")}</h2>
         </section>
       ) : null}
-      <form method="get" action="/banks" className="search-row" role="search">
-        <div>
-          <label htmlFor="q">{t("searchLabel")}</label>
-          <input id="q" name="q" type="search" defaultValue={search.q ?? ""} />
-        </div>
-        <div>
-          <label htmlFor="country">{t("countryLabel")}</label>
-          <select id="country" name="country" defaultValue={search.country ?? ""}>
-            <option value="">{t("allCountries")}</option>
-            {countries.map((country) => (
-              <option key={country} value={country}>
-                {regionNames.of(country)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <button type="submit" className="button-secondary">
-          {t("search")}
-        </button>
-      </form>
-      {banks.length === 0 ? <p>{t("noResults")}</p> : null}
-      <ul className="bank-list">
-        {banks.map((bank) => (
-          <li key={`${bank.country}:${bank.name}`}>
-            <span>
-              <strong>{bank.name}</strong>
-              <br />
-              <span className="muted small">{regionNames.of(bank.country)}</span>
-            </span>
-            <form method="post" action="/banks/start">
-              <input type="hidden" name="csrf" value={csrf} />
-              <input type="hidden" name="bank" value={bank.name} />
-              <input type="hidden" name="country" value={bank.country} />
-              {bank.psuTypes.length > 1 ? (
-                <select
-                  name="psuType"
-                  aria-label={`${t("personal")} / ${t("business")}`}
-                  defaultValue="personal"
-                >
-                  {bank.psuTypes.map((type) => (
-                    <option key={type} value={type}>
-                      {t(type)}
-                    </option>
-                  ))}
-                </select>
-              ) : (
-                <input type="hidden" name="psuType" value={bank.psuTypes[0] ?? "personal"} />
-              )}{" "}
-              <button type="submit" className="button">
-                {t("connect", { bank: bank.name })}
-              </button>
-            </form>
-          </li>
-        ))}
-      </ul>
+      <BankPicker
+        banks={banks}
+        countries={countries}
+        initial={{ q: single(search.q) ?? "", country, psuType }}
+        csrf={csrf}
+      />
     </FlowShell>
   );
 }

@@ -64,6 +64,16 @@ export default function DataPage() {
         . Amounts are decimal strings.
       </p>
       <Example name="transactions" />
+      <p>
+        <strong>Right after the user connects a bank</strong>, the accounts and balances are stored
+        first and the older history a few seconds later, so your callback may arrive before it is
+        complete. Until an account&apos;s history is stored whole, this endpoint answers{" "}
+        <code>503</code> <code>{'{"status":503,"reason":"transient"}'}</code> with{" "}
+        <code>Retry-After: 5</code>: wait that many seconds and ask again. You never get part of the
+        first history. If storing it failed, the answer stays the same until the account&apos;s next{" "}
+        <Link href="/docs/sync">sync</Link>, which fetches that history again and completes it.{" "}
+        <code>GET /api/accounts</code> lists the account (with its balances) meanwhile.
+      </p>
 
       <h2>
         <code>GET /api/connections</code>

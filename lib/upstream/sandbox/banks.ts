@@ -272,6 +272,7 @@ export function toAspsp(bank: SandboxBank): Aspsp {
     bic: bank.bic,
     psuTypes: [...bank.psuTypes],
     maxConsentDays: bank.maxConsentDays,
+    testOnly: "scenario" in bank || "consentMinutes" in bank,
   };
 }
 

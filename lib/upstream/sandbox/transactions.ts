@@ -14,8 +14,6 @@ import { formatMinor, ledgerOf, type LedgerEntry } from "./ledger";
 export const PAGE_SIZE = 50;
 /** How far back the sandbox bank serves history (many banks give 13–24 months). */
 export const MAX_HISTORY_DAYS = 730;
-/** Days generated at a time while filling a page. */
-const CHUNK_DAYS = 31;
 
 export interface TransactionWindow {
   /** Inclusive day numbers. */
@@ -121,6 +119,35 @@ export function toUpstreamTransaction(
   return { ...transaction, rawJson: toRawJson(transaction) };
 }
 
+/**
+ * A block of BLOCK_DAYS aligned days of an account's ledger, oldest first.
+ * Consecutive pages read the same blocks again, and a day's entries do not
+ * depend on the window they are generated in (ledger.ts), so the blocks a
+ * paging read needs are kept, a few at a time: every block is generated
+ * once per read instead of once per page.
+ */
+const BLOCK_DAYS = 31;
+const CACHED_BLOCKS = 64;
+const blocks = new Map<string, readonly LedgerEntry[]>();
+
+function blockOf(account: SandboxAccount, block: number): readonly LedgerEntry[] {
+  const key = `${account.seed}|${account.kind}|${block}`;
+  const cached = blocks.get(key);
+  if (cached) {
+    blocks.delete(key);
+    blocks.set(key, cached);
+    return cached;
+  }
+  const entries = ledgerOf(
+    account,
+    block * BLOCK_DAYS,
+    block * BLOCK_DAYS + BLOCK_DAYS - 1,
+  ).entries;
+  blocks.set(key, entries);
+  if (blocks.size > CACHED_BLOCKS) blocks.delete(blocks.keys().next().value ?? key);
+  return entries;
+}
+
 /** Entries newest first from `cursor` back to the window's start, at most `size` + 1. */
 function collectFrom(
   account: SandboxAccount,
@@ -131,10 +158,15 @@ function collectFrom(
   const collected: LedgerEntry[] = [];
   let skipped = 0;
   for (let high = cursor.day; high >= window.from && collected.length <= size;) {
-    const low = Math.max(window.from, high - CHUNK_DAYS + 1);
-    for (const entry of ledgerOf(account, low, high).entries.reverse()) {
+    const block = Math.floor(high / BLOCK_DAYS);
+    const low = Math.max(window.from, block * BLOCK_DAYS);
+    const entries = blockOf(account, block);
+    for (let index = entries.length - 1; index >= 0; index -= 1) {
+      const entry = entries[index];
+      if (!entry || entry.day > high || entry.day < low) continue;
       if (entry.day === cursor.day && skipped < cursor.skip) skipped += 1;
       else collected.push(entry);
+      if (collected.length > size) break;
     }
     high = low - 1;
   }

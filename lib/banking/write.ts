@@ -1,0 +1,135 @@
+import { sealAll } from "../crypto/seal-pool";
+import type { Prisma } from "../db/client";
+import type { UpstreamTransaction } from "../upstream/types";
+import { inCpuSlices, SyncDeadlineError, type SyncDeadline } from "./budget";
+import { transactionRow, type TransactionRow } from "./sealing";
+
+/**
+ * Sealing and writing many transactions fast (docs/ingest.md):
+ *
+ * - the plaintext columns, keyed hashes and JSON texts are made on the main
+ *   thread, in CPU slices with the event loop free in between;
+ * - the envelopes are sealed in the sealing pool's worker threads, one per
+ *   core, in chunks of WRITE_CHUNK, each queued as soon as its rows are
+ *   fetched (the workers seal while later pages arrive);
+ * - each chunk is written by one INSERT … SELECT FROM unnest(…) with eleven
+ *   array parameters however many rows it has (a multi-row VALUES list
+ *   would need eleven parameters per row and a statement text per size),
+ *   while the workers seal the next chunks.
+ *
+ * Duplicates (by the account's unique dedupe hash) are skipped, so
+ * concurrent syncs of one account never store a transaction twice.
+ */
+
+/** Rows per INSERT statement and per batch of envelopes waited for. */
+export const WRITE_CHUNK = 2_000;
+
+export interface SealingTransactions {
+  rows: TransactionRow["columns"][];
+  /** The envelopes of rows[k × WRITE_CHUNK …], as the pool finishes them. */
+  envelopes: Promise<string[]>[];
+  count: number;
+}
+
+/**
+ * Seals transactions as they arrive (page by page from the upstream): the
+ * rows are prepared on the main thread and every full chunk goes to the
+ * sealing pool at once, so the workers seal while later pages are fetched.
+ */
+export class TransactionSealer {
+  private readonly rows: TransactionRow["columns"][] = [];
+  private readonly envelopes: Promise<string[]>[] = [];
+  private plaintexts: string[] = [];
+
+  constructor(
+    private readonly sealingKey: string,
+    private readonly deadline: SyncDeadline,
+  ) {}
+
+  async add(transactions: readonly UpstreamTransaction[]): Promise<void> {
+    const prepared = await inCpuSlices(transactions, transactionRow, this.deadline);
+    for (const row of prepared) {
+      this.rows.push(row.columns);
+      this.plaintexts.push(row.plaintext);
+      if (this.plaintexts.length === WRITE_CHUNK) this.submit();
+    }
+  }
+
+  finish(): SealingTransactions {
+    if (this.plaintexts.length > 0) this.submit();
+    return { rows: this.rows, envelopes: this.envelopes, count: this.rows.length };
+  }
+
+  private submit(): void {
+    const sealed = sealAll(this.sealingKey, this.plaintexts);
+    // Awaited later, in order; a failure before that must not go unhandled.
+    sealed.catch(() => undefined);
+    this.envelopes.push(sealed);
+    this.plaintexts = [];
+  }
+}
+
+/** Starts sealing every transaction; the rows are ready when this resolves. */
+export async function sealTransactions(
+  sealingKey: string,
+  transactions: readonly UpstreamTransaction[],
+  deadline: SyncDeadline,
+): Promise<SealingTransactions> {
+  const sealer = new TransactionSealer(sealingKey, deadline);
+  await sealer.add(transactions);
+  return sealer.finish();
+}
+
+/** Resolves with the promise, or rejects with SyncDeadlineError when the deadline passes first. */
+function beforeDeadline<T>(promise: Promise<T>, deadline: SyncDeadline): Promise<T> {
+  deadline.check();
+  return new Promise<T>((resolve, reject) => {
+    const expire = () => reject(new SyncDeadlineError());
+    deadline.signal.addEventListener("abort", expire, { once: true });
+    promise
+      .then(resolve, reject)
+      .finally(() => deadline.signal.removeEventListener("abort", expire));
+  });
+}
+
+const INSERT_TRANSACTIONS = `
+INSERT INTO "Transaction" ("id", "accountId", "currency", "creditDebitIndicator", "status",
+  "bookingDate", "valueDate", "transactionDate", "bankTransactionCode", "enc", "dedupeHash")
+SELECT gen_random_uuid(), $1::uuid, rows.*
+FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+  $9::text[], $10::text[]) AS rows
+ON CONFLICT ("accountId", "dedupeHash") DO NOTHING`;
+
+/**
+ * Writes the sealed transactions in chunks, each once its envelopes are
+ * sealed; `beforeStatement` runs before each (the deadline's statement
+ * timeout). Returns how many rows were new.
+ */
+export async function insertTransactions(
+  tx: Prisma.TransactionClient,
+  accountId: string,
+  sealing: SealingTransactions,
+  deadline: SyncDeadline,
+  beforeStatement: (tx: Prisma.TransactionClient) => Promise<void>,
+): Promise<number> {
+  let created = 0;
+  for (const [index, pending] of sealing.envelopes.entries()) {
+    const envelopes = await beforeDeadline(pending, deadline);
+    const rows = sealing.rows.slice(index * WRITE_CHUNK, index * WRITE_CHUNK + envelopes.length);
+    await beforeStatement(tx);
+    created += await tx.$executeRawUnsafe(
+      INSERT_TRANSACTIONS,
+      accountId,
+      rows.map((row) => row.currency),
+      rows.map((row) => row.creditDebitIndicator),
+      rows.map((row) => row.status),
+      rows.map((row) => row.bookingDate),
+      rows.map((row) => row.valueDate),
+      rows.map((row) => row.transactionDate),
+      rows.map((row) => row.bankTransactionCode),
+      envelopes,
+      rows.map((row) => row.dedupeHash),
+    );
+  }
+  return created;
+}

@@ -1,0 +1,150 @@
+import * as nodeCrypto from "node:crypto";
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
+import { parseRawPublicKey, sealPlaintexts } from "./envelope";
+
+/**
+ * Sealing on every core. A sync seals one envelope per stored value, and
+ * each costs two P-256 scalar multiplications: on one thread that is most
+ * of a large sync's time, and it would hold the event loop that every other
+ * request needs. The pool runs `sealPlaintexts` in worker threads, one per
+ * core, each taking chunks of plaintexts from a shared queue; the main
+ * thread only sends text and receives base64 text (structured clone of
+ * strings, measured by `npm run bench:sync`: a small fraction of the
+ * sealing itself).
+ *
+ * The workers run `sealPlaintexts` from its source text (`eval`), so they
+ * need no file of their own next to the bundled server code.
+ */
+
+/** Plaintexts per message to a worker: large enough that the round trip is noise. */
+export const SEAL_CHUNK = 256;
+/** Below this, sealing inline costs less than the trip to a worker. */
+const INLINE_BELOW = 32;
+
+const WORKER_SOURCE = `
+const nodeCrypto = require("node:crypto");
+const { parentPort } = require("node:worker_threads");
+const sealPlaintexts = (${sealPlaintexts.toString()});
+parentPort.on("message", (job) => {
+  try {
+    parentPort.postMessage({ id: job.id, envelopes: sealPlaintexts(nodeCrypto, job.recipient, job.plaintexts) });
+  } catch (error) {
+    parentPort.postMessage({ id: job.id, error: String(error && error.message || error) });
+  }
+});
+`;
+
+interface Job {
+  id: number;
+  recipient: Uint8Array;
+  plaintexts: readonly string[];
+  resolve(envelopes: string[]): void;
+  reject(error: Error): void;
+}
+
+interface PoolWorker {
+  worker: Worker;
+  job: Job | null;
+}
+
+interface Pool {
+  size: number;
+  workers: PoolWorker[];
+  queue: Job[];
+  nextId: number;
+}
+
+/** One pool per process (on globalThis: Next's dev reloads must not start more). */
+const state = globalThis as { bankConnectSealPool?: Pool };
+
+/** Workers in the pool: one per core the process may use. */
+export function sealPoolSize(): number {
+  return Math.max(1, availableParallelism());
+}
+
+function pool(): Pool {
+  return (state.bankConnectSealPool ??= {
+    size: sealPoolSize(),
+    workers: [],
+    queue: [],
+    nextId: 1,
+  });
+}
+
+function startWorker(current: Pool): PoolWorker {
+  const entry: PoolWorker = { worker: new Worker(WORKER_SOURCE, { eval: true }), job: null };
+  // An idle worker must not keep a script or a test run alive.
+  entry.worker.unref();
+  entry.worker.on("message", (message: { id: number; envelopes?: string[]; error?: string }) => {
+    const job = entry.job;
+    if (!job || job.id !== message.id) return;
+    entry.job = null;
+    entry.worker.unref();
+    if (message.envelopes) job.resolve(message.envelopes);
+    else job.reject(new Error(`sealing failed in a worker: ${message.error ?? "unknown"}`));
+    dispatch(current);
+  });
+  const fail = (error: Error) => {
+    const index = current.workers.indexOf(entry);
+    if (index === -1) return;
+    current.workers.splice(index, 1);
+    const job = entry.job;
+    entry.job = null;
+    job?.reject(error);
+    dispatch(current);
+  };
+  entry.worker.on("error", fail);
+  entry.worker.on("exit", (code) => fail(new Error(`a sealing worker exited (${code})`)));
+  current.workers.push(entry);
+  return entry;
+}
+
+function dispatch(current: Pool): void {
+  while (current.queue.length > 0) {
+    let idle = current.workers.find((entry) => entry.job === null);
+    if (!idle && current.workers.length < current.size) idle = startWorker(current);
+    if (!idle) return;
+    const job = current.queue.shift();
+    if (!job) return;
+    idle.job = job;
+    idle.worker.ref();
+    idle.worker.postMessage({ id: job.id, recipient: job.recipient, plaintexts: job.plaintexts });
+  }
+}
+
+function sealChunk(recipient: Uint8Array, plaintexts: readonly string[]): Promise<string[]> {
+  const current = pool();
+  return new Promise((resolve, reject) => {
+    current.queue.push({ id: current.nextId++, recipient, plaintexts, resolve, reject });
+    dispatch(current);
+  });
+}
+
+/**
+ * Seals every plaintext (compact JSON text, see `toPlaintext`) to the raw
+ * P-256 point, each with a fresh ephemeral key and nonce; the envelopes come
+ * back in the order of the plaintexts.
+ */
+export async function sealAll(
+  recipientPublicKeyRawB64: string,
+  plaintexts: readonly string[],
+): Promise<string[]> {
+  const recipient = parseRawPublicKey(recipientPublicKeyRawB64);
+  if (plaintexts.length < INLINE_BELOW) return sealPlaintexts(nodeCrypto, recipient, plaintexts);
+  const chunks: Promise<string[]>[] = [];
+  for (let start = 0; start < plaintexts.length; start += SEAL_CHUNK) {
+    chunks.push(sealChunk(recipient, plaintexts.slice(start, start + SEAL_CHUNK)));
+  }
+  return (await Promise.all(chunks)).flat();
+}
+
+/** Stops the workers (tests and scripts that measure a cold pool). */
+export async function stopSealPool(): Promise<void> {
+  const current = state.bankConnectSealPool;
+  state.bankConnectSealPool = undefined;
+  if (!current) return;
+  current.size = 0;
+  for (const job of current.queue.splice(0)) job.reject(new Error("the sealing pool stopped"));
+  await Promise.all(current.workers.map((entry) => entry.worker.terminate()));
+}
