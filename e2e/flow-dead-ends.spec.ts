@@ -10,7 +10,6 @@ import {
   createKey,
   lastMail,
   newPkce,
-  PASSPHRASE,
   requestLoginMail,
   signInByCode,
   signInByLink,
@@ -155,8 +154,7 @@ test("Back after finishing says you're done and links to the partner, in the par
   await connectSandboxBank(page);
   await expect(page).toHaveURL(/\/consent$/);
   const relay = partnerApp().nextRelay();
-  await page.locator("#passphrase").fill(PASSPHRASE);
-  await page.locator('.action-bar button[type="submit"]').click();
+  await approveWithKey(page);
   expect(Object.fromEntries(await relay).code).toBeTruthy();
   await page.waitForURL(partnerApp().redirectUri);
 
