@@ -30,6 +30,11 @@ const PRISMA_IMPORTS = {
   message: "Only lib/db may touch the Prisma client; call lib/db instead.",
   allowTypeImports: true,
 };
+const DRIVER_IMPORTS = {
+  group: ["pg", "pg/*", "pg-pool", "pg-protocol"],
+  message: "Only lib/db may touch the database driver; write SQL with lib/db/sql.ts.",
+  allowTypeImports: true,
+};
 const TOOLING_IMPORTS = {
   group: ["**/scripts/*", "**/scripts/**", "**/e2e/*", "**/test/*"],
   message: "Product code must not depend on tooling (scripts/, e2e/, test/).",
@@ -80,7 +85,7 @@ export default defineConfig([
       "no-restricted-imports": "off",
       "@typescript-eslint/no-restricted-imports": [
         "error",
-        { patterns: [FRAMEWORK_IMPORTS, PRISMA_IMPORTS, TOOLING_IMPORTS] },
+        { patterns: [FRAMEWORK_IMPORTS, PRISMA_IMPORTS, DRIVER_IMPORTS, TOOLING_IMPORTS] },
       ],
     },
   },
@@ -89,7 +94,7 @@ export default defineConfig([
     rules: {
       "@typescript-eslint/no-restricted-imports": [
         "error",
-        { patterns: [PRISMA_IMPORTS, TOOLING_IMPORTS] },
+        { patterns: [PRISMA_IMPORTS, DRIVER_IMPORTS, TOOLING_IMPORTS] },
       ],
     },
   },
@@ -113,7 +118,7 @@ export default defineConfig([
     rules: {
       "@typescript-eslint/no-restricted-imports": [
         "error",
-        { patterns: [PRISMA_IMPORTS, TOOLING_IMPORTS] },
+        { patterns: [PRISMA_IMPORTS, DRIVER_IMPORTS, TOOLING_IMPORTS] },
       ],
     },
   },

@@ -264,6 +264,18 @@ test("every example runs against the server, in order, with a real code and key"
   });
   const firstPage = (await newest.json()) as typeof transactions;
   expect(firstPage.total).toBe(transactions.total);
+  // The cursor of a page continues right after it, as the offset does.
+  const next = (firstPage as typeof firstPage & { next: string | null }).next ?? "";
+  expect(firstPage.total).toBeGreaterThan(5);
+  const byCursor = await runShellJson<typeof transactions>(EXAMPLES.transactionsNext, {
+    ...withAccount,
+    NEXT_CURSOR: next,
+  });
+  const byOffset = await fetch(
+    `${E2E_ORIGIN}/api/accounts/${account.id}/transactions?limit=50&offset=5`,
+    { headers: { "X-Api-Key": secondToken.access_token } },
+  );
+  expect(byCursor.items).toEqual(((await byOffset.json()) as typeof transactions).items);
   for (const item of [...firstPage.items, ...transactions.items.slice(0, 5)]) {
     expect(["CRDT", "DBIT"]).toContain(item.creditDebitIndicator);
     expect(openEnvelope<{ amount: string }>(privateKey, item.enc).amount).toMatch(/^\d+(\.\d+)?$/);

@@ -36,6 +36,19 @@ describe("import fences", () => {
     );
   });
 
+  it("only lib/db may import the database driver", async () => {
+    const code = 'import pg from "pg";\nexport const x = pg;\n';
+    expect(await ruleIds(code, "lib/api/fence-probe.ts")).toContain(
+      "@typescript-eslint/no-restricted-imports",
+    );
+    expect(await ruleIds(code, "app/fence-probe.ts")).toContain(
+      "@typescript-eslint/no-restricted-imports",
+    );
+    expect(await ruleIds(code, "lib/db/fence-probe.ts")).not.toContain(
+      "@typescript-eslint/no-restricted-imports",
+    );
+  });
+
   it("type-only imports of generated models are allowed", async () => {
     const code = 'import type { Client } from "../db/generated/client";\nexport type X = Client;\n';
     expect(await ruleIds(code, "lib/oauth/fence-probe.ts")).not.toContain(

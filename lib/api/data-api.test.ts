@@ -7,7 +7,7 @@ import { openJson } from "../crypto/envelope";
 import { findSandboxAccount, toUpstreamAccount } from "../upstream/sandbox/accounts";
 import { connectedPartnerUser } from "../../test/bank-data";
 import { ISSUER } from "../../test/oauth-fixtures";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./data";
+import { DEFAULT_PAGE_SIZE, MAX_OFFSET, MAX_PAGE_SIZE } from "./paging";
 
 /** The data API as a partner sees it (CONTRACT §7): JSON over the wire, envelopes to open. */
 
@@ -144,10 +144,10 @@ describe("GET /api/accounts/{id}/transactions", () => {
     ["?from=2026-05-02&to=2026-05-01", "from must not be after to"],
     ["?limit=0", `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`],
     [`?limit=${MAX_PAGE_SIZE + 1}`, `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`],
-    ["?offset=-1", "offset must be an integer from 0 to 10000000"],
+    ["?offset=-1", `offset must be an integer from 0 to ${MAX_OFFSET}`],
     ["?limit=1.5", `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`],
     ["?limit=5&limit=6", "limit is given twice"],
-    ["?page=2", "unknown parameter page; use from, to, limit and offset"],
+    ["?page=2", "unknown parameter page; use from, to, limit, offset and cursor"],
   ])("refuses %s with 400 and a clear message", async (query, message) => {
     const { key } = await connectedPartnerUser();
     const [account] = await accounts(key);

@@ -4,6 +4,7 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
 import { outsideScope } from "./route";
 import { openApiDocument } from "./openapi";
+import { MAX_OFFSET } from "./paging";
 
 const APP = path.join(__dirname, "..", "..", "app");
 const PUBLIC = /^\/(api|oauth|\.well-known|healthz|logos|openapi\.json)(\/|$)/;
@@ -35,7 +36,33 @@ async function publicOperations() {
   return operations;
 }
 
+type Parameter = { name: string; schema: { maximum?: number } };
+type Operation = { parameters?: Parameter[]; responses: Record<string, { headers?: object }> };
+
 describe("/openapi.json", () => {
+  it("documents the paging parameters and the Link header of both lists", () => {
+    const { paths } = openApiDocument() as unknown as {
+      paths: Record<string, { get: Operation }>;
+    };
+    const transactions = paths["/api/accounts/{id}/transactions"]?.get;
+    expect(transactions?.parameters?.map((parameter) => parameter.name)).toEqual([
+      "id",
+      "from",
+      "to",
+      "limit",
+      "offset",
+      "cursor",
+    ]);
+    expect(transactions?.parameters?.find((p) => p.name === "offset")?.schema.maximum).toBe(
+      MAX_OFFSET,
+    );
+    const accounts = paths["/api/accounts"]?.get;
+    expect(accounts?.parameters?.map((parameter) => parameter.name)).toEqual(["limit", "cursor"]);
+    for (const operation of [transactions, accounts]) {
+      expect(operation?.responses["200"]?.headers).toHaveProperty("Link");
+    }
+  });
+
   it("is a valid OpenAPI 3.1 document", async () => {
     const result = await new Validator().validate(openApiDocument());
     expect(result.errors ?? []).toEqual([]);
@@ -72,6 +99,15 @@ describe("/openapi.json", () => {
       "uidEnc",
     ]);
     expect(document.components.schemas.SyncRequest?.properties).toHaveProperty("uid");
+    expect(Object.keys(document.components.schemas.TransactionPage?.properties ?? {})).toEqual([
+      "items",
+      "total",
+      "next",
+    ]);
+    expect(Object.keys(document.components.schemas.AccountPage?.properties ?? {})).toEqual([
+      "items",
+      "next",
+    ]);
     // The OAuth and partner bodies come from the schemas their handlers are typed by.
     for (const id of [
       "TokenResponse",

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { getEnv } from "../env";
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./data";
+import { DEFAULT_PAGE_SIZE, MAX_OFFSET, MAX_PAGE_SIZE } from "./paging";
 import "../audit/wire";
 import "../oauth/schemas";
 import "../partners/schemas";
@@ -50,6 +50,11 @@ const form = (properties: Record<string, object>, required: string[]) => ({
   },
 });
 const str = { type: "string" };
+/** RFC 8288: the next page's address, when there is one. */
+const linkHeader = {
+  description: 'The next page: <…?limit=…&cursor=…>; rel="next"',
+  schema: str,
+};
 const keyRefusals = {
   "401": error("Missing, revoked or expired API key"),
   "403": error("access_denied, reason partner_suspended: the partner is suspended"),
@@ -147,8 +152,25 @@ function paths() {
     "/api/accounts": {
       get: {
         summary: "The user's accounts with sealed details and balances",
+        description:
+          "Without parameters, every account as a JSON array. With limit (and then cursor), one page: {items, next}.",
         security: apiKey,
-        responses: { "200": json({ type: "array", items: ref("Account") }), ...keyRefusals },
+        parameters: [
+          query(
+            "limit",
+            { type: "integer", minimum: 1, maximum: MAX_PAGE_SIZE },
+            `Page size; asks for one page (with cursor alone: ${DEFAULT_PAGE_SIZE})`,
+          ),
+          query("cursor", str, "The next value of the previous page"),
+        ],
+        responses: {
+          "200": {
+            ...json({ oneOf: [{ type: "array", items: ref("Account") }, ref("AccountPage")] }),
+            headers: { Link: linkHeader },
+          },
+          "400": error("A bad, unknown or repeated parameter, named"),
+          ...keyRefusals,
+        },
       },
     },
     "/api/accounts/{id}/transactions": {
@@ -164,11 +186,20 @@ function paths() {
             { type: "integer", minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
             "Page size",
           ),
-          query("offset", { type: "integer", minimum: 0, default: 0 }, "Rows to skip"),
+          query(
+            "offset",
+            { type: "integer", minimum: 0, maximum: MAX_OFFSET, default: 0 },
+            "Rows to skip; deeper pages are read by cursor",
+          ),
+          query(
+            "cursor",
+            str,
+            "The next value of the previous page: continues after it, in the same time at any depth, with its from and to; not with offset",
+          ),
         ],
         responses: {
-          "200": json(ref("TransactionPage")),
-          "400": error("A bad or repeated parameter, named"),
+          "200": { ...json(ref("TransactionPage")), headers: { Link: linkHeader } },
+          "400": error("A bad, unknown or repeated parameter, named; an offset past the deepest"),
           "404": error("No such account for this key"),
           "503": problem(
             "transient (Retry-After): the account's first history is still being stored, or its next sync will complete it",

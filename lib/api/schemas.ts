@@ -54,12 +54,29 @@ export const TransactionWire = z
   })
   .meta({ id: "Transaction" });
 
+const nextCursor = z
+  .string()
+  .nullable()
+  .describe(
+    "Where the next page starts: pass it as cursor (opaque; also in the Link header); null on the last page",
+  );
+
 export const TransactionPage = z
   .object({
     items: z.array(TransactionWire),
-    total: z.number().int().describe("Rows matching the filter, not the page length"),
+    total: z
+      .number()
+      .int()
+      .describe(
+        "Rows matching the filter, not the page length; on a page read by cursor, the count when its first page was read",
+      ),
+    next: nextCursor,
   })
   .meta({ id: "TransactionPage" });
+
+export const AccountPage = z
+  .object({ items: z.array(AccountWire), next: nextCursor })
+  .meta({ id: "AccountPage" });
 
 export const ConnectionWire = z
   .object({

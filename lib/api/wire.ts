@@ -8,7 +8,10 @@ import type { AccountWire, BalanceWire, ConnectionWire, TransactionWire } from "
  * plaintext bank data is ever part of a response.
  */
 
-export function toBalanceWire(balance: Balance): z.infer<typeof BalanceWire> {
+/** The columns a balance's wire form is made of. */
+export type BalanceRow = Pick<Balance, "balanceType" | "currency" | "referenceDate" | "enc">;
+
+export function toBalanceWire(balance: BalanceRow): z.infer<typeof BalanceWire> {
   return {
     type: balance.balanceType,
     currency: balance.currency,
@@ -17,16 +20,18 @@ export function toBalanceWire(balance: Balance): z.infer<typeof BalanceWire> {
   };
 }
 
-export function toAccountWire(
-  account: Account & {
-    balances: Balance[];
-    connection: Pick<Connection, "aspspName" | "aspspCountry">;
-  },
-): z.infer<typeof AccountWire> {
+/** The columns an account's wire form is made of, its bank's name and country joined in. */
+export type AccountRow = Pick<
+  Account,
+  "id" | "currency" | "accountType" | "bic" | "needsReconnect" | "enc" | "displayNameEnc" | "uidEnc"
+> &
+  Pick<Connection, "aspspName" | "aspspCountry"> & { balances: BalanceRow[] };
+
+export function toAccountWire(account: AccountRow): z.infer<typeof AccountWire> {
   return {
     id: account.id,
-    aspspName: account.connection.aspspName,
-    aspspCountry: account.connection.aspspCountry,
+    aspspName: account.aspspName,
+    aspspCountry: account.aspspCountry,
     currency: account.currency,
     accountType: account.accountType,
     bic: account.bic,
@@ -38,7 +43,21 @@ export function toAccountWire(
   };
 }
 
-export function toTransactionWire(transaction: Transaction): z.infer<typeof TransactionWire> {
+/** The columns a transaction's wire form is made of. */
+export type TransactionRow = Pick<
+  Transaction,
+  | "id"
+  | "currency"
+  | "creditDebitIndicator"
+  | "status"
+  | "bookingDate"
+  | "valueDate"
+  | "transactionDate"
+  | "bankTransactionCode"
+  | "enc"
+>;
+
+export function toTransactionWire(transaction: TransactionRow): z.infer<typeof TransactionWire> {
   return {
     id: transaction.id,
     currency: transaction.currency,

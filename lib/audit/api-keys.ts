@@ -1,5 +1,6 @@
-import type { API_KEY_REVOCATIONS } from "./events";
-import { type AuditWriter, recordAuditEvent } from "./record";
+import { normalizeIp } from "../http/client-ip";
+import { type API_KEY_REVOCATIONS, AUDIT_EVENTS } from "./events";
+import { type AuditEventColumns, type AuditWriter, recordAuditEvent } from "./record";
 
 /**
  * API key events, written inside the transaction that issues or revokes the
@@ -28,17 +29,6 @@ function common(event: KeyEvent) {
   } as const;
 }
 
-export function recordKeyIssued(
-  tx: AuditWriter,
-  event: KeyEvent & { scope: string },
-): Promise<void> {
-  return recordAuditEvent(tx, {
-    ...common(event),
-    type: "api_key.issued",
-    details: { scope: event.scope },
-  });
-}
-
 export function recordKeyRevoked(
   tx: AuditWriter,
   event: KeyEvent & { reason: (typeof API_KEY_REVOCATIONS)[number] },
@@ -48,4 +38,28 @@ export function recordKeyRevoked(
     type: "api_key.revoked",
     details: { reason: event.reason },
   });
+}
+
+/**
+ * The api_key.issued row of a token exchange, which consumes the code, mints
+ * the key and records the event in one statement (lib/oauth/codes.ts). That
+ * statement learns the user and the scope from the code row it consumes, so
+ * it fills `userId` and `details` (`{scope}`: the code's scope, which
+ * authorize restricts to the one scope the service grants, never a secret);
+ * every other column is checked here as `recordAuditEvent` checks it.
+ */
+export function keyIssuedColumns(
+  event: Omit<KeyEvent, "userId">,
+): Omit<AuditEventColumns, "userId" | "details"> & { at: Date } {
+  const base = common({ ...event, userId: null });
+  return {
+    type: "api_key.issued",
+    actorKind: base.context.actor.kind,
+    actorId: base.context.actor.id,
+    partnerId: base.partnerId,
+    clientId: base.clientId,
+    subject: AUDIT_EVENTS["api_key.issued"].subject.parse(base.subject),
+    clientIp: normalizeIp(base.context.clientIp ?? undefined),
+    at: base.at,
+  };
 }

@@ -36,30 +36,54 @@ export type AuditEventInput<T extends AuditEventType> = {
 /** Anything that can write rows: the Prisma client or an interactive transaction. */
 export type AuditWriter = Pick<Prisma.TransactionClient, "auditEvent">;
 
+/** An event's row, checked against its type's schema. */
+export interface AuditEventColumns {
+  type: AuditEventType;
+  actorKind: AuditContext["actor"]["kind"];
+  actorId: string | null;
+  partnerId: string | null;
+  clientId: string | null;
+  userId: string | null;
+  subject: string | null;
+  clientIp: string | null;
+  details: Prisma.InputJsonObject;
+  at?: Date;
+}
+
+/**
+ * The columns of an event, after its subject and details passed its type's
+ * strict schema: what `recordAuditEvent` writes, and what a hand-written
+ * statement that makes a change and records it at once (the token
+ * exchange, lib/oauth/codes.ts) inserts.
+ */
+export function auditEventColumns<T extends AuditEventType>(
+  event: AuditEventInput<T>,
+): AuditEventColumns {
+  const spec = AUDIT_EVENTS[event.type];
+  const details = spec.details.parse(event.details) as Prisma.InputJsonObject;
+  const subject = spec.subject.parse(event.subject ?? null);
+  const { actor, clientIp } = event.context;
+  return {
+    type: event.type,
+    actorKind: actor.kind,
+    actorId: "id" in actor ? actor.id : null,
+    partnerId: event.partnerId ?? null,
+    clientId: event.clientId ?? null,
+    userId: event.userId ?? null,
+    subject,
+    // Only an address: "unknown" (no stamped header) and anything else become null.
+    clientIp: normalizeIp(clientIp ?? undefined),
+    details,
+    ...(event.at ? { at: event.at } : {}),
+  };
+}
+
 /** Checks the event against its type's schema and writes it with `writer`. */
 export async function recordAuditEvent<T extends AuditEventType>(
   writer: AuditWriter,
   event: AuditEventInput<T>,
 ): Promise<void> {
-  const spec = AUDIT_EVENTS[event.type];
-  const details = spec.details.parse(event.details) as Prisma.InputJsonObject;
-  const subject = spec.subject.parse(event.subject ?? null);
-  const { actor, clientIp } = event.context;
-  await writer.auditEvent.create({
-    data: {
-      type: event.type,
-      actorKind: actor.kind,
-      actorId: "id" in actor ? actor.id : null,
-      partnerId: event.partnerId ?? null,
-      clientId: event.clientId ?? null,
-      userId: event.userId ?? null,
-      subject,
-      // Only an address: "unknown" (no stamped header) and anything else become null.
-      clientIp: normalizeIp(clientIp ?? undefined),
-      details,
-      ...(event.at ? { at: event.at } : {}),
-    },
-  });
+  await writer.auditEvent.create({ data: auditEventColumns(event) });
 }
 
 /** A refusal's event, written after the fact; see the rule above. */

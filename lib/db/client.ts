@@ -1,5 +1,7 @@
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { getEnv, requireDatabaseUrl } from "../env";
+import { log } from "../log";
 import { PrismaClient } from "./generated/client";
 
 export { Prisma } from "./generated/client";
@@ -31,48 +33,73 @@ export const TRANSACTION_TIMEOUT_MS = 10_000;
 
 type PoolName = "requests" | "sync";
 
+/**
+ * One pg pool per name, shared by Prisma (through its driver adapter) and by
+ * the hand-written statements of lib/db/sql.ts: both wait for the same
+ * connections with the same timeout, so a pool that is busy or a database
+ * that is down fails both alike, and one is never starved by the other.
+ */
+interface DbPool {
+  pool: pg.Pool;
+  prisma: PrismaClient;
+}
+
 const globalForDb = globalThis as unknown as {
-  bankConnectDbPools?: Partial<Record<PoolName, PrismaClient>>;
+  bankConnectDbPools?: Partial<Record<PoolName, DbPool>>;
 };
 
-function createClient(pool: PoolName): PrismaClient {
+function createPool(name: PoolName): DbPool {
   const { database, sync } = getEnv();
-  const adapter = new PrismaPg({
+  const pool = new pg.Pool({
     connectionString: requireDatabaseUrl(),
-    max: pool === "sync" ? sync.concurrency : database.poolSize,
+    max: name === "sync" ? sync.concurrency : database.poolSize,
     connectionTimeoutMillis: database.poolTimeoutMs,
     idleTimeoutMillis: IDLE_CONNECTION_MS,
-    application_name: `bank-connect/${pool}`,
+    application_name: `bank-connect/${name}`,
   });
-  return new PrismaClient({
-    adapter,
+  // An idle connection cut by the server (a restart) is an event, not a crash:
+  // without a listener node-postgres would throw it out of the process.
+  pool.on("error", (error) => log.warn("db.idle_connection_lost", { pool: name, error }));
+  const prisma = new PrismaClient({
+    adapter: new PrismaPg(pool),
     transactionOptions: { maxWait: database.poolTimeoutMs, timeout: TRANSACTION_TIMEOUT_MS },
   });
+  return { pool, prisma };
 }
 
 /**
  * Kept on globalThis so that Next's dev-mode module reloading does not open
  * new pools on every edit.
  */
-function clientFor(pool: PoolName): PrismaClient {
-  const clients = (globalForDb.bankConnectDbPools ??= {});
-  clients[pool] ??= createClient(pool);
-  return clients[pool];
+function poolFor(name: PoolName): DbPool {
+  const pools = (globalForDb.bankConnectDbPools ??= {});
+  pools[name] ??= createPool(name);
+  return pools[name];
 }
 
 /** The process-wide client of the request pool. */
 export function db(): PrismaClient {
-  return clientFor("requests");
+  return poolFor("requests").prisma;
 }
 
 /** The client of the sync pool: bank syncs and the storing of bank consents only. */
 export function syncDb(): PrismaClient {
-  return clientFor("sync");
+  return poolFor("sync").prisma;
+}
+
+/** The request pool's driver, for lib/db/sql.ts only. */
+export function requestPool(): pg.Pool {
+  return poolFor("requests").pool;
 }
 
 /** Closes both pools (scripts and tests call this before exiting or re-pointing). */
 export async function disconnectDb(): Promise<void> {
-  const clients = Object.values(globalForDb.bankConnectDbPools ?? {});
+  const pools = Object.values(globalForDb.bankConnectDbPools ?? {});
   globalForDb.bankConnectDbPools = undefined;
-  await Promise.all(clients.map((client) => client.$disconnect()));
+  await Promise.all(
+    pools.map(async ({ pool, prisma }) => {
+      await prisma.$disconnect();
+      await pool.end();
+    }),
+  );
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as loginRequest } from "@/app/(flow)/login/request/route";
 import { POST as registerKey } from "@/app/(flow)/setup/key/route";
 import { GET as listAccounts } from "@/app/api/accounts/route";
+import { GET as listTransactions } from "@/app/api/accounts/[id]/transactions/route";
 import { findFreePort } from "@/scripts/lib/embedded-postgres";
 import { ownerOf } from "@/test/partner-owners";
 import {
@@ -22,6 +23,7 @@ import { handleListClients } from "../partners/client-api";
 import { rawSetting, setDatabaseUrl } from "../env";
 import { db, disconnectDb } from "./client";
 import { isDatabaseUnavailable } from "./faults";
+import { query, sql } from "./sql";
 
 /**
  * While the database cannot be reached every endpoint answers 503 with
@@ -71,6 +73,11 @@ function expectRetryAfter(response: Response) {
 describe("isDatabaseUnavailable", () => {
   it("recognises the real error of a query against an unreachable server", async () => {
     const error = await captureError(() => db().user.count());
+    expect(isDatabaseUnavailable(error)).toBe(true);
+  });
+
+  it("recognises the real error of a hand-written statement against an unreachable server", async () => {
+    const error = await captureError(() => query(sql`SELECT ${1}::int AS "one"`));
     expect(isDatabaseUnavailable(error)).toBe(true);
   });
 
@@ -140,6 +147,18 @@ describe("answers while the database is down", () => {
     );
     expectRetryAfter(userinfo);
     expect(((await userinfo.json()) as { error: string }).error).toBe("temporarily_unavailable");
+  });
+
+  it("data API: a transactions page answers the same 503 (its key check and read are hand-written SQL)", async () => {
+    const accountId = "00000000-0000-4000-8000-000000000000";
+    const response = await listTransactions(
+      new Request(`http://localhost:3000/api/accounts/${accountId}/transactions`, {
+        headers: { Authorization: `Bearer ${key}` },
+      }),
+      { params: Promise.resolve({ id: accountId }) },
+    );
+    expectRetryAfter(response);
+    expect(await response.json()).toEqual({ status: 503, reason: "transient" });
   });
 
   it("data API: the documented transient sync-style body, even for the key lookup", async () => {

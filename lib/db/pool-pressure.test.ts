@@ -3,6 +3,7 @@ import { POST as loginCode } from "@/app/(flow)/login/code/route";
 import { POST as loginRequest } from "@/app/(flow)/login/request/route";
 import { POST as registerKey } from "@/app/(flow)/setup/key/route";
 import { GET as listAccounts } from "@/app/api/accounts/route";
+import { GET as listTransactions } from "@/app/api/accounts/[id]/transactions/route";
 import { POST as bulkSync } from "@/app/api/sync/route";
 import { GET as healthz } from "@/app/healthz/route";
 import { connectedPartnerUser } from "@/test/bank-data";
@@ -26,6 +27,7 @@ import { handleTokenRequest } from "../oauth/token";
 import { handleUserinfoRequest } from "../oauth/userinfo";
 import { db, syncDb } from "./client";
 import { isDatabaseUnavailable } from "./faults";
+import { query as queryRows, sql } from "./sql";
 
 /**
  * Pool exhaustion, on a database of this file's own: two request
@@ -125,6 +127,11 @@ describe("isDatabaseUnavailable, on the real errors of a busy or broken pool", (
       const query = await captureError(() => db().user.count());
       expect((query as Error).message).toBe("timeout exceeded when trying to connect");
       expect(isDatabaseUnavailable(query)).toBe(true);
+
+      // Hand-written statements wait for the same connections, and fail alike.
+      const statement = await captureError(() => queryRows(sql`SELECT ${1}::int AS "one"`));
+      expect((statement as Error).message).toBe("timeout exceeded when trying to connect");
+      expect(isDatabaseUnavailable(statement)).toBe(true);
     } finally {
       await release();
     }
@@ -210,6 +217,16 @@ describe("an exhausted request pool answers each endpoint's 503 with Retry-After
       );
       expectRetryAfter(accounts);
       expect(await accounts.json()).toEqual({ status: 503, reason: "transient" });
+
+      const accountId = partner.stored.accountIds[0] ?? "";
+      const page = await listTransactions(
+        new Request(`${ISSUER}/api/accounts/${accountId}/transactions`, {
+          headers: bearer(partner.key),
+        }),
+        params({ id: accountId }),
+      );
+      expectRetryAfter(page);
+      expect(await page.json()).toEqual({ status: 503, reason: "transient" });
 
       const sync = await syncAll(partner.key, []);
       expectRetryAfter(sync);

@@ -20,6 +20,7 @@ export const SHELL_VARIABLES = {
   API_KEY: "the ebk_… API key from the token exchange",
   ACCOUNT_ID: "an account id from GET /api/accounts",
   ACCOUNT_UID: "that account's uid, opened from its uidEnc envelope",
+  NEXT_CURSOR: "the next value of the transactions page before",
 } as const;
 
 export type ShellVariable = keyof typeof SHELL_VARIABLES;
@@ -112,6 +113,16 @@ export const EXAMPLES = {
     [
       `curl -sS --fail-with-body \\`,
       `  "$BASE_URL/api/accounts/$ACCOUNT_ID/transactions?limit=50&offset=50" \\`,
+      `  -H "X-Api-Key: $API_KEY"`,
+    ],
+  ),
+  transactionsNext: sh(
+    "transactions-next",
+    "Read the page after it, by cursor",
+    ["BASE_URL", "API_KEY", "ACCOUNT_ID", "NEXT_CURSOR"],
+    [
+      `curl -sS --fail-with-body \\`,
+      `  "$BASE_URL/api/accounts/$ACCOUNT_ID/transactions?limit=50&cursor=$NEXT_CURSOR" \\`,
       `  -H "X-Api-Key: $API_KEY"`,
     ],
   ),

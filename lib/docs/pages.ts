@@ -21,7 +21,11 @@ export const DOC_PAGES: DocPage[] = [
     title: "Token exchange",
     examples: ["tokenCurl", "tokenTs", "userinfo", "revoke"],
   },
-  { path: "/docs/data", title: "Data API", examples: ["accounts", "transactions", "connections"] },
+  {
+    path: "/docs/data",
+    title: "Data API",
+    examples: ["accounts", "transactions", "transactionsNext", "connections"],
+  },
   { path: "/docs/envelopes", title: "Envelopes", examples: ["openEnvelope"] },
   { path: "/docs/sync", title: "Sync", examples: ["syncOne", "syncBulk"] },
   { path: "/docs/errors", title: "Errors and limits", examples: [] },

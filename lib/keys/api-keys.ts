@@ -1,5 +1,6 @@
 import { recordKeyRevoked } from "../audit/api-keys";
 import { db } from "../db/client";
+import { queryOne, sql } from "../db/sql";
 import { keyedHash } from "../crypto/keyed-hash";
 import { randomToken } from "../crypto/random";
 
@@ -57,31 +58,29 @@ export function readApiKeyCredential(request: Request): ApiKeyCredential {
   return key ? { kind: "key", key } : { kind: "none" };
 }
 
-/** The active key's principal, or null when unknown, revoked or expired (SPEC 3.2). */
+/**
+ * The active key's principal, or null when unknown, revoked or expired (SPEC
+ * 3.2): one statement joins the key to its tenant, user, client and the
+ * client's partner, so every data request pays one round trip for it.
+ */
 export async function findActiveApiKey(
   key: string,
   now = new Date(),
 ): Promise<ApiKeyPrincipal | null> {
   if (!key.startsWith(API_KEY_PREFIX) || key.length > 200) return null;
-  const found = await db().apiKey.findUnique({
-    where: { keyHash: hashApiKey(key) },
-    include: {
-      client: { select: { partnerId: true, partner: { select: { status: true } } } },
-      tenant: { select: { subject: true, user: { select: { email: true } } } },
-    },
-  });
-  if (!found || found.revokedAt || found.expiresAt <= now) return null;
-  return {
-    apiKeyId: found.id,
-    tenantId: found.tenantId,
-    subject: found.tenant.subject,
-    clientId: found.clientId,
-    partnerId: found.client.partnerId,
-    scope: found.scope,
-    expiresAt: found.expiresAt,
-    email: found.tenant.user.email,
-    partnerSuspended: found.client.partner?.status === "suspended",
-  };
+  return queryOne<ApiKeyPrincipal>(
+    sql`SELECT k."id" AS "apiKeyId", k."tenantId", t."subject", k."clientId", c."partnerId",
+               k."scope", k."expiresAt", u."email",
+               COALESCE(p."status" = 'suspended', false) AS "partnerSuspended"
+          FROM "ApiKey" k
+          JOIN "Tenant" t ON t."id" = k."tenantId"
+          JOIN "User" u ON u."id" = t."userId"
+          JOIN "Client" c ON c."id" = k."clientId"
+          LEFT JOIN "Partner" p ON p."id" = c."partnerId"
+         WHERE k."keyHash" = ${hashApiKey(key)}
+           AND k."revokedAt" IS NULL
+           AND k."expiresAt" > ${now}`,
+  );
 }
 
 /**

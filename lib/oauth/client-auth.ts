@@ -1,5 +1,9 @@
-import { db } from "../db/client";
-import { canNameClient, verifyClientSecret } from "../keys/client-credentials";
+import { queryOne, sql } from "../db/sql";
+import {
+  canNameClient,
+  verifyClientSecret,
+  type ClientSecretHashes,
+} from "../keys/client-credentials";
 import { OAuthError } from "./errors";
 
 /**
@@ -79,23 +83,24 @@ export function readClientCredentials(
   throw new OAuthError("invalid_client", "client authentication is required");
 }
 
-/** Unknown client and wrong secret answer alike (SPEC 7.2). */
+/**
+ * Unknown client and wrong secret answer alike (SPEC 7.2). One statement reads
+ * the client, both secret hashes and its partner's status; the secret is
+ * compared here, in constant time, never in SQL.
+ */
 export async function authenticateClient(
   credentials: ClientCredentials,
   now = new Date(),
 ): Promise<AuthenticatedClient> {
   const client = canNameClient(credentials.clientId)
-    ? await db().client.findUnique({
-        where: { id: credentials.clientId },
-        select: {
-          id: true,
-          partnerId: true,
-          secretHash: true,
-          previousSecretHash: true,
-          previousSecretExpiresAt: true,
-          partner: { select: { status: true } },
-        },
-      })
+    ? await queryOne<ClientSecretHashes & AuthenticatedClient>(
+        sql`SELECT c."id", c."partnerId", c."secretHash", c."previousSecretHash",
+                   c."previousSecretExpiresAt",
+                   COALESCE(p."status" = 'suspended', false) AS "partnerSuspended"
+              FROM "Client" c
+              LEFT JOIN "Partner" p ON p."id" = c."partnerId"
+             WHERE c."id" = ${credentials.clientId}`,
+      )
     : null;
   if (!client || !verifyClientSecret(client, credentials.clientSecret, now)) {
     throw new OAuthError("invalid_client", "client authentication failed");
@@ -103,7 +108,7 @@ export async function authenticateClient(
   return {
     id: client.id,
     partnerId: client.partnerId,
-    partnerSuspended: client.partner?.status === "suspended",
+    partnerSuspended: client.partnerSuspended,
   };
 }
 

@@ -1,5 +1,7 @@
-import { recordKeyIssued, recordKeyRevoked } from "../audit/api-keys";
+import { randomUUID } from "node:crypto";
+import { keyIssuedColumns, recordKeyRevoked } from "../audit/api-keys";
 import { db, type Prisma } from "../db/client";
+import { queryOne, sql } from "../db/sql";
 import { keyedHash } from "../crypto/keyed-hash";
 import { randomToken } from "../crypto/random";
 import {
@@ -9,7 +11,7 @@ import {
   shownPrefix,
 } from "../keys/api-keys";
 import { OAuthError } from "./errors";
-import { verifiesS256 } from "./pkce";
+import { isWellFormedVerifier, toS256Challenge } from "./pkce";
 
 /**
  * Authorization codes (SPEC 3.1): random, stored as a keyed hash, valid 300
@@ -52,7 +54,9 @@ export async function mintAuthorizationCode(
 export interface Redemption {
   code: string;
   codeVerifier: string;
+  /** The authenticated client and its partner (for the audit log). */
   clientId: string;
+  partnerId: string | null;
   /** SPEC 4.3: checked only when sent. */
   redirectUri: string | null;
   /** The client's address, for the audit log. */
@@ -68,84 +72,133 @@ export interface IssuedKey {
 
 const invalidGrant = () => new OAuthError("invalid_grant", "invalid or expired authorization code");
 
+interface Consumed {
+  /** A key was minted: the verifier matched the code's challenge. */
+  issued: boolean;
+  scope: string;
+  subject: string;
+}
+
+/**
+ * SPEC 3.1 in one statement, atomic by itself: the code is consumed when it
+ * is this client's, unexpired, unconsumed and (when sent) for this redirect
+ * URI, whatever the verifier; only when the verifier's S256 matches the
+ * stored challenge does the same statement insert the key, link it to the
+ * code and record api_key.issued. So the code is consumed before the
+ * verifier counts, a wrong verifier burns it, and the key, the link and the
+ * event commit together or not at all. Of concurrent redemptions, the
+ * update of exactly one finds the code unconsumed; the others wait for its
+ * commit, re-check the row and consume nothing.
+ *
+ * The challenge is public (it travelled in the authorization request), so
+ * comparing it in SQL reveals nothing; the verifier itself is hashed here and
+ * never sent to the database.
+ */
+async function consumeAndMint(
+  request: Redemption,
+  key: { id: string; apiKey: string; partnerId: string | null },
+  now: Date,
+): Promise<Consumed | null> {
+  const challenge = isWellFormedVerifier(request.codeVerifier)
+    ? toS256Challenge(request.codeVerifier)
+    : null;
+  const prefix = shownPrefix(key.apiKey);
+  const event = keyIssuedColumns({
+    clientId: request.clientId,
+    partnerId: key.partnerId,
+    prefix,
+    clientIp: request.clientIp ?? null,
+    at: now,
+  });
+  const expiresAt = new Date(now.getTime() + API_KEY_LIFETIME_SECONDS * 1000);
+  return queryOne<Consumed>(sql`
+    WITH consumed AS (
+      UPDATE "AuthorizationCode" c
+         SET "consumedAt" = ${now},
+             "apiKeyId" = CASE WHEN c."codeChallenge" = ${challenge}::text THEN ${key.id}::uuid END
+        FROM "Tenant" t
+       WHERE c."codeHash" = ${hashCode(request.code)}
+         AND c."clientId" = ${request.clientId}
+         AND (${request.redirectUri}::text IS NULL OR c."redirectUri" = ${request.redirectUri}::text)
+         AND c."consumedAt" IS NULL
+         AND c."expiresAt" > ${now}
+         AND t."id" = c."tenantId"
+      RETURNING c."apiKeyId", c."tenantId", c."clientId", c."scope", t."subject", t."userId"
+    ), minted AS (
+      INSERT INTO "ApiKey" ("id", "keyHash", "prefix", "tenantId", "clientId", "scope",
+                            "createdAt", "expiresAt")
+      SELECT "apiKeyId", ${hashApiKey(key.apiKey)}::text, ${prefix}::text, "tenantId", "clientId",
+             "scope", ${now}::timestamp, ${expiresAt}::timestamp
+        FROM consumed WHERE "apiKeyId" IS NOT NULL
+    ), recorded AS (
+      INSERT INTO "AuditEvent" ("id", "at", "type", "actorKind", "actorId", "partnerId",
+                                "clientId", "userId", "subject", "clientIp", "details")
+      SELECT ${randomUUID()}::uuid, ${event.at}::timestamp, ${event.type}::text,
+             ${event.actorKind}::"AuditActorKind", ${event.actorId}::text, ${event.partnerId}::uuid,
+             ${event.clientId}::text, "userId", ${event.subject}::text, ${event.clientIp}::text,
+             jsonb_build_object('scope', "scope")
+        FROM consumed WHERE "apiKeyId" IS NOT NULL
+    )
+    SELECT "apiKeyId" IS NOT NULL AS "issued", "scope", "subject" FROM consumed`);
+}
+
+/**
+ * A redemption that consumed nothing: when the code is this client's and
+ * was consumed already, this is a replay, and the key its first use minted
+ * is revoked (SPEC 3.1), with its event, in one transaction. Rare by
+ * nature, so it keeps the plain ORM calls.
+ */
+async function revokeReplayedKey(request: Redemption, now: Date): Promise<void> {
+  await db().$transaction(async (tx) => {
+    const code = await tx.authorizationCode.findUnique({
+      where: { codeHash: hashCode(request.code) },
+      select: {
+        clientId: true,
+        redirectUri: true,
+        consumedAt: true,
+        apiKeyId: true,
+        tenant: { select: { userId: true } },
+        client: { select: { partnerId: true } },
+      },
+    });
+    // A code of another client, or used with another redirect URI, is not touched.
+    if (!code?.consumedAt || !code.apiKeyId || code.clientId !== request.clientId) return;
+    if (request.redirectUri !== null && request.redirectUri !== code.redirectUri) return;
+    const revoked = await tx.apiKey.updateManyAndReturn({
+      where: { id: code.apiKeyId, revokedAt: null },
+      data: { revokedAt: now },
+      select: { prefix: true },
+    });
+    for (const key of revoked) {
+      await recordKeyRevoked(tx, {
+        clientId: code.clientId,
+        partnerId: code.client.partnerId,
+        userId: code.tenant.userId,
+        prefix: key.prefix,
+        clientIp: request.clientIp ?? null,
+        at: now,
+        reason: "code_replay",
+      });
+    }
+  });
+}
+
 export async function redeemAuthorizationCode(
   request: Redemption,
   now = new Date(),
 ): Promise<IssuedKey> {
-  const found = await db().authorizationCode.findUnique({
-    where: { codeHash: hashCode(request.code) },
-    select: { id: true, clientId: true, redirectUri: true },
-  });
-  // A code of another client, or used with another redirect URI, is not touched.
-  if (!found || found.clientId !== request.clientId) throw invalidGrant();
-  if (request.redirectUri !== null && request.redirectUri !== found.redirectUri)
-    throw invalidGrant();
-
-  const outcome = await db().$transaction(
-    async (tx) => {
-      // The one conditional update: waits for a concurrent winner's commit, then re-checks.
-      const consumed = await tx.authorizationCode.updateMany({
-        where: { id: found.id, consumedAt: null, expiresAt: { gt: now } },
-        data: { consumedAt: now },
-      });
-      const code = await tx.authorizationCode.findUniqueOrThrow({
-        where: { id: found.id },
-        include: {
-          tenant: { select: { subject: true, userId: true } },
-          client: { select: { partnerId: true } },
-        },
-      });
-      const audit = {
-        clientId: code.clientId,
-        partnerId: code.client.partnerId,
-        userId: code.tenant.userId,
-        clientIp: request.clientIp ?? null,
-        at: now,
-      };
-      if (consumed.count === 0) {
-        // SPEC 3.1: a replay revokes the key minted by the first use.
-        if (code.consumedAt && code.apiKeyId) {
-          const revoked = await tx.apiKey.updateManyAndReturn({
-            where: { id: code.apiKeyId, revokedAt: null },
-            data: { revokedAt: now },
-            select: { prefix: true },
-          });
-          for (const key of revoked) {
-            await recordKeyRevoked(tx, { ...audit, prefix: key.prefix, reason: "code_replay" });
-          }
-        }
-        return { kind: "refused" as const };
-      }
-      // Consumed before the verifier is checked: a wrong verifier burns the code.
-      if (!verifiesS256(request.codeVerifier, code.codeChallenge))
-        return { kind: "refused" as const };
-
-      const apiKey = generateApiKey();
-      const created = await tx.apiKey.create({
-        data: {
-          keyHash: hashApiKey(apiKey),
-          prefix: shownPrefix(apiKey),
-          tenantId: code.tenantId,
-          clientId: code.clientId,
-          scope: code.scope,
-          createdAt: now,
-          expiresAt: new Date(now.getTime() + API_KEY_LIFETIME_SECONDS * 1000),
-        },
-      });
-      await tx.authorizationCode.update({ where: { id: code.id }, data: { apiKeyId: created.id } });
-      await recordKeyIssued(tx, { ...audit, prefix: created.prefix, scope: code.scope });
-      return {
-        kind: "issued" as const,
-        key: {
-          apiKey,
-          expiresInSeconds: API_KEY_LIFETIME_SECONDS,
-          scope: code.scope,
-          subject: code.tenant.subject,
-        },
-      };
-    },
-    { timeout: 20_000, maxWait: 20_000 },
+  const apiKey = generateApiKey();
+  const consumed = await consumeAndMint(
+    request,
+    { id: randomUUID(), apiKey, partnerId: request.partnerId },
+    now,
   );
-  if (outcome.kind === "refused") throw invalidGrant();
-  return outcome.key;
+  if (!consumed) await revokeReplayedKey(request, now);
+  if (!consumed?.issued) throw invalidGrant();
+  return {
+    apiKey,
+    expiresInSeconds: API_KEY_LIFETIME_SECONDS,
+    scope: consumed.scope,
+    subject: consumed.subject,
+  };
 }

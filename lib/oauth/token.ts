@@ -108,6 +108,7 @@ export async function handleTokenRequest(request: Request): Promise<Response> {
       code,
       codeVerifier,
       clientId: client.id,
+      partnerId: client.partnerId,
       redirectUri: params.redirectUri,
       clientIp: clientIpOf(request),
     });

@@ -7,14 +7,18 @@ import { findFreePort } from "../lib/embedded-postgres";
 import { sleep } from "../lib/load-client";
 
 /**
- * The two baselines every measurement is set against, each in a process of
- * its own on this machine: a bare Node HTTP server answering the service's
- * own JSON bytes per path, and the smallest Next.js application (one route
- * handler returning a constant), built and started with `next start`.
+ * The baselines the measurements are set against, each in a process of its
+ * own on this machine: a bare Node HTTP server answering the service's own
+ * JSON bytes per path; the smallest Next.js application (one route handler
+ * returning a constant), built and started with `next start`; and, doing
+ * the same work against the same PostgreSQL server, a bare Node + pg server
+ * for the data reads and panva's oidc-provider for the token exchange.
  */
 
 export interface Baseline {
   origin: string;
+  /** For its CPU time per request. */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -55,7 +59,45 @@ export async function startBareBaseline(bodies: Record<string, string>): Promise
   );
   const origin = `http://127.0.0.1:${port}`;
   await waitForAnswer(origin, child);
-  return { origin, stop: stopper(child) };
+  return { origin, pid: child.pid, stop: stopper(child) };
+}
+
+/** A baseline started with tsx, which runs it in a child of its own: its pid is the tree's root. */
+async function startScript(script: string, args: string[], env: Record<string, string> = {}) {
+  const port = await findFreePort();
+  const child = spawn(process.execPath, [TSX_CLI, script, String(port), ...args], {
+    cwd: REPO_ROOT,
+    stdio: ["ignore", "ignore", "inherit"],
+    env: childEnv(env),
+  });
+  const origin = `http://127.0.0.1:${port}`;
+  await waitForAnswer(origin, child);
+  return { origin, pid: child.pid, stop: stopper(child) };
+}
+
+/** Node's http and a pg pool of the service's size, with hand-written SQL (bare-pg-server.ts). */
+export function startBarePg(databaseUrl: string, poolSize: number, secretKey: string) {
+  return startScript("scripts/bench/bare-pg-server.ts", [databaseUrl, String(poolSize)], {
+    BENCH_SECRET_KEY: secretKey,
+  });
+}
+
+/** oidc-provider on a database of its own on the same server (oidc-provider/server.ts). */
+export async function startOidcProvider(databaseUrl: string, poolSize: number) {
+  const baseline = await startScript("scripts/bench/oidc-provider/server.ts", [
+    databaseUrl,
+    String(poolSize),
+  ]);
+  return {
+    ...baseline,
+    async mint(count: number): Promise<{ code: string; verifier: string }[]> {
+      const response = await fetch(`${baseline.origin}/__bench/mint?count=${count}`, {
+        method: "POST",
+      });
+      if (!response.ok) throw new Error(`oidc-provider minted no codes: ${await response.text()}`);
+      return (await response.json()) as { code: string; verifier: string }[];
+    },
+  };
 }
 
 export async function startConstantNext(log: (line: string) => void): Promise<Baseline> {
@@ -86,5 +128,5 @@ export async function startConstantNext(log: (line: string) => void): Promise<Ba
   );
   const origin = `http://127.0.0.1:${port}`;
   await waitForAnswer(`${origin}/constant`, child);
-  return { origin, stop: stopper(child) };
+  return { origin, pid: child.pid, stop: stopper(child) };
 }

@@ -1,44 +1,63 @@
-import { writeFile } from "node:fs/promises";
-import { cpus, totalmem } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
+import { cpus, loadavg, totalmem } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { disconnectDb } from "../../lib/db/client";
+import { getEnv } from "../../lib/env";
 import { connectedPartnerUser } from "../../test/bank-data";
 import { issueCode, newVerifier, basicAuthorization } from "../../test/oauth-fixtures";
 import { dataDir } from "../lib/database";
+import { ensureDatabase, withDatabase } from "../lib/embedded-postgres";
 import {
   forwardedFor,
   httpClient,
   Latencies,
-  runWorkers,
   type HttpClient,
   type HttpRequest,
 } from "../lib/load-client";
 import { startService } from "../lib/service-process";
 import { startRunRedis } from "../load/redis";
+import {
+  startBareBaseline,
+  startBarePg,
+  startConstantNext,
+  startOidcProvider,
+  type Baseline,
+} from "./baselines";
+import { MAX_OFFSET } from "../../lib/api/paging";
 import { approveToConsent, type ApproveTiming } from "./approve";
-import { startBareBaseline, startConstantNext, type Baseline } from "./baselines";
+import { BIG_ACCOUNT_ROWS, seedBigAccount } from "./big-account";
+import { fixed, measure, table, type Measurement, type Row } from "./measure";
+import { BENCH_CLIENT } from "./oidc-provider/client";
 import { screenWeights } from "./screens";
 import { connectShop, forgetHistory } from "./shop";
 
 /**
  * Benchmarks (prints a table, asserts nothing):
  *
- *   npm run bench              10 s per measurement, 3 syncs of ~10 000 transactions
- *   npm run bench -- --short   a quick pass (what `npm test` runs, to keep the script working)
+ *   npm run bench                    10 s per measurement, every row
+ *   npm run bench -- --short         a quick pass (what `npm test` runs, to keep the script working)
+ *   npm run bench -- --only=token    only the rows whose name contains a word
+ *   npm run bench -- --cpu-prof      a V8 profile of the service (scripts/bench/profile-summary.ts)
  *
- * Requests/s and p50/p99 at fixed concurrency for discovery, token exchange,
- * GET /api/accounts, a transactions page and a sync of about 10 000 new
- * transactions, each next to two baselines measured in the same run on the
- * same machine: a bare Node HTTP server answering the same JSON, and a
- * Next.js route handler returning a constant. Then the time from the
- * sandbox bank's Approve to the consent screen for a personal and a business
- * account (scripts/bench/approve.ts), with the ingest's transactions/s, and
- * the JavaScript each flow screen ships. The service runs its production build with PostgreSQL and
- * Redis; every simulated client has its own address (one trusted proxy hop).
+ * Requests/s, p50/p99 at a fixed concurrency and the server's CPU time per
+ * request for discovery, the token exchange, GET /api/accounts and
+ * transactions pages (also on a 1 000 000-transaction account, first page,
+ * by cursor at depth 999 900 and by offset), and a sync of about 10 000 new
+ * transactions, each next to baselines measured in the same run on the same
+ * machine (scripts/bench/baselines.ts). Then the time from the sandbox bank's
+ * Approve to the consent screen for a personal and a business account
+ * (scripts/bench/approve.ts), with the ingest's transactions/s, and the
+ * JavaScript each flow screen ships. The service runs its production build with PostgreSQL and Redis;
+ * every simulated client has its own address (one trusted proxy hop).
  */
 
 const short = process.argv.includes("--short");
+const only = process.argv
+  .find((arg) => arg.startsWith("--only="))
+  ?.slice(7)
+  .split(",");
+const cpuProfile = process.argv.includes("--cpu-prof");
 const DURATION_MS = short ? 1_500 : 10_000;
 const WARMUP_MS = short ? 300 : 2_000;
 const CONCURRENCY = 16;
@@ -54,91 +73,61 @@ const APPROVE_BANKS = [
     { name: "Sandbox Handelsbank DK", country: "DK", psuType: "business" },
   ],
 ] as const;
+const CODES = short ? 400 : 5_000;
+const WARM_CODES = short ? 50 : 300;
+const BIG_ROWS = short ? 20_000 : BIG_ACCOUNT_ROWS;
+const DEEP = BIG_ROWS - 100;
+/** An offset past the deepest one served (the short run's account is small). */
+const REFUSED_OFFSET = Math.max(DEEP, MAX_OFFSET + 1);
 const log = (line: string) => console.log(`[bench] ${line}`);
 
-const BARE_TOKEN_REQUEST: HttpRequest = {
-  method: "POST",
-  path: "/oauth/token",
-  headers: { "Content-Type": "application/x-www-form-urlencoded" },
-  body: "grant_type=authorization_code&code=x&code_verifier=y",
-};
-
-interface Measurement {
-  rps: number;
-  p50: number;
-  p99: number;
-  count: number;
-  failed: number;
-}
+const BIG_ROW_NAMES = [
+  `Transactions page 1 (100) of a ${BIG_ROWS}-transaction account`,
+  `… the page at depth ${DEEP} by cursor`,
+  `… the page at offset ${MAX_OFFSET}, the deepest offset`,
+  `… offset ${REFUSED_OFFSET}`,
+];
 
 let sequence = 0;
 const fromSomeone = () => forwardedFor(sequence++);
 
-async function measure(
-  http: HttpClient,
-  next: () => HttpRequest | null,
-  options: { durationMs: number; concurrency: number; maxRequests?: number },
-): Promise<Measurement> {
-  const latencies = new Latencies();
-  let failed = 0;
-  let exhausted = false;
-  const started = performance.now();
-  const stopAt = started + options.durationMs;
-  await runWorkers(
-    options.concurrency,
-    () =>
-      exhausted ||
-      performance.now() >= stopAt ||
-      latencies.count >= (options.maxRequests ?? Infinity),
-    async () => {
-      const request = next();
-      if (!request) {
-        exhausted = true;
-        return;
-      }
-      const answer = await http(request);
-      latencies.add(answer.ms);
-      if (answer.status >= 400) failed += 1;
-    },
-  );
-  const seconds = (performance.now() - started) / 1000;
-  return {
-    rps: latencies.count / seconds,
-    p50: latencies.percentile(50),
-    p99: latencies.percentile(99),
-    count: latencies.count,
-    failed,
-  };
+interface Server {
+  http: HttpClient;
+  pid: number | undefined;
 }
 
-interface Row {
+interface Endpoint {
   name: string;
-  concurrency: number;
-  service: Measurement;
-  bare: Measurement;
-  constant: Measurement;
+  request: () => HttpRequest | null;
+  /** The same work done by another server against the same database. */
+  same?: { name: string; server: Server; request: () => HttpRequest | null };
+  /** Codes are spent: warm up on a few, not for a duration. */
+  spends?: boolean;
+  /** The status the service is meant to answer (a deep offset is refused by design). */
+  status?: number;
+  note?: string;
 }
 
-const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : "–");
-/** Two significant digits: ratios and slow rates stay readable however small. */
-const significant = (value: number) =>
-  Number.isFinite(value) ? (value >= 10 ? value.toFixed(1) : value.toPrecision(2)) : "–";
+const popper =
+  (
+    codes: { code: string; verifier: string }[],
+    build: (c: { code: string; verifier: string }) => HttpRequest,
+  ) =>
+  () => {
+    const minted = codes.pop();
+    return minted ? build(minted) : null;
+  };
 
-function table(rows: Row[]): string {
-  const lines = [
-    "| Endpoint | Conc. | Service req/s | p50 ms | p99 ms | Bare Node req/s | p50 ms | p99 ms | Next constant req/s | p50 ms | p99 ms | Service ÷ bare | Service ÷ Next |",
-    "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
-  ];
-  for (const { name, concurrency, service, bare, constant } of rows) {
-    lines.push(
-      `| ${name} | ${concurrency} | ${significant(service.rps)} | ${fixed(service.p50)} | ${fixed(service.p99)} | ${fixed(bare.rps, 0)} | ${fixed(bare.p50)} | ${fixed(bare.p99)} | ${fixed(constant.rps, 0)} | ${fixed(constant.p50)} | ${fixed(constant.p99)} | ${significant(service.rps / bare.rps)} | ${significant(service.rps / constant.rps)} |`,
-    );
-  }
-  return lines.join("\n");
-}
+const tokenForm = (code: string, verifier: string) =>
+  new URLSearchParams({
+    grant_type: "authorization_code",
+    code,
+    code_verifier: verifier,
+  }).toString();
 
 async function main() {
   const redis = await startRunRedis();
+  const startLoad = loadavg();
   const service = await startService({
     label: "bench",
     settings: {
@@ -148,194 +137,336 @@ async function main() {
       // sync deadline (docs/capacity.md) is not what is measured, so it must not cut it short.
       SYNC_DEADLINE_SECONDS: "600",
     },
+    ...(cpuProfile ? { cpuProfileDir: path.join(dataDir(), "cpu-prof") } : {}),
     log,
   });
   const baselines: Baseline[] = [];
   try {
     const http = httpClient(service.origin, CONCURRENCY * 2);
+    const serviceServer = { http, pid: service.pid };
     const user = await connectedPartnerUser();
     const bearer = () => ({ Authorization: `Bearer ${user.key}`, ...fromSomeone() });
     const accountId = user.stored.accountIds[0] ?? "";
-    const transactionsPath = `/api/accounts/${accountId}/transactions?limit=100`;
 
-    const codes: { code: string; verifier: string }[] = [];
-    const mint = async (count: number) => {
-      for (let i = 0; i < count; i += 16) {
-        await Promise.all(
-          Array.from({ length: Math.min(16, count - i) }, async () => {
-            const verifier = newVerifier();
-            const { code } = await issueCode(user.client, verifier);
-            codes.push({ code, verifier });
-          }),
-        );
-      }
-    };
+    // The paging rows' account, seeded only when one of them is measured.
+    const owner = await connectedPartnerUser();
+    const bigBearer = () => ({ Authorization: `Bearer ${owner.key}`, ...fromSomeone() });
+    let bigPath = "";
+    let deepCursor = "";
+    if (!only || only.some((word) => BIG_ROW_NAMES.some((name) => name.includes(word)))) {
+      log(`seeding a ${BIG_ROWS}-transaction account`);
+      const big = await seedBigAccount(service.databaseUrl, owner.tenantId, log, BIG_ROWS);
+      bigPath = `/api/accounts/${big.accountId}/transactions`;
+      deepCursor = await big.cursorAt(DEEP);
+    }
+
     log("minting authorization codes");
-    await mint(short ? 400 : 3_000);
-    const tokenRequest = (): HttpRequest | null => {
-      const minted = codes.pop();
-      if (!minted) return null;
-      return {
-        method: "POST",
-        path: "/oauth/token",
-        headers: {
-          "Content-Type": "application/x-www-form-urlencoded",
-          Authorization: basicAuthorization(user.client.clientId, user.client.clientSecret),
-          ...fromSomeone(),
-        },
-        body: new URLSearchParams({
-          grant_type: "authorization_code",
-          code: minted.code,
-          code_verifier: minted.verifier,
-        }).toString(),
-      };
-    };
-
-    const endpoints: { name: string; request: () => HttpRequest | null }[] = [
-      {
-        name: "GET /.well-known/oauth-authorization-server",
-        request: () => ({
-          path: "/.well-known/oauth-authorization-server",
-          headers: fromSomeone(),
+    const codes: { code: string; verifier: string }[] = [];
+    for (let i = 0; i < CODES + WARM_CODES; i += 16) {
+      await Promise.all(
+        Array.from({ length: Math.min(16, CODES + WARM_CODES - i) }, async () => {
+          const verifier = newVerifier();
+          const { code } = await issueCode(user.client, verifier);
+          codes.push({ code, verifier });
         }),
-      },
-      { name: "POST /oauth/token (code exchange)", request: tokenRequest },
-      { name: "GET /api/accounts", request: () => ({ path: "/api/accounts", headers: bearer() }) },
-      {
-        name: "GET /api/accounts/{id}/transactions (100)",
-        request: () => ({ path: transactionsPath, headers: bearer() }),
-      },
-    ];
-
-    // The bare baseline answers each path with the service's own bytes.
-    const bodies: Record<string, string> = {};
-    for (const endpoint of endpoints) {
-      const request = endpoint.request();
-      if (!request) continue;
-      const answer = await http(request);
-      if (answer.status !== 200) throw new Error(`${endpoint.name} answered ${answer.status}`);
-      bodies[request.path.split("?")[0] ?? ""] = answer.body;
+      );
     }
 
     log("starting the baselines");
+    const { poolSize } = getEnv().database;
+    const barePg = await startBarePg(service.databaseUrl, poolSize, getEnv().secretKey);
+    baselines.push(barePg);
+    const oidcDatabase = withDatabase(service.databaseUrl, "oidc_provider_bench");
+    await ensureDatabase(withDatabase(service.databaseUrl, "postgres"), "oidc_provider_bench");
+    const oidc = await startOidcProvider(oidcDatabase, poolSize);
+    baselines.push(oidc);
+    const oidcCodes: { code: string; verifier: string }[] = [];
+    for (let i = 0; i < CODES + WARM_CODES; i += 500) {
+      oidcCodes.push(...(await oidc.mint(Math.min(500, CODES + WARM_CODES - i))));
+    }
+    const bareHttp = (origin: string) => httpClient(origin, CONCURRENCY * 2);
+    const barePgServer = { http: bareHttp(barePg.origin), pid: barePg.pid };
+    const oidcServer = { http: bareHttp(oidc.origin), pid: oidc.pid };
+
+    const get = (requestPath: string, headers: () => Record<string, string>) => () => ({
+      path: requestPath,
+      headers: headers(),
+    });
+    const barePgGet = (requestPath: string, key: string) =>
+      get(requestPath, () => ({ Authorization: `Bearer ${key}` }));
+    const endpoints: Endpoint[] = [
+      {
+        name: "GET /.well-known/oauth-authorization-server",
+        request: get("/.well-known/oauth-authorization-server", fromSomeone),
+      },
+      {
+        name: "POST /oauth/token (code exchange)",
+        spends: true,
+        request: popper(codes, ({ code, verifier }) => ({
+          method: "POST",
+          path: "/oauth/token",
+          headers: {
+            "Content-Type": "application/x-www-form-urlencoded",
+            Authorization: basicAuthorization(user.client.clientId, user.client.clientSecret),
+            ...fromSomeone(),
+          },
+          body: tokenForm(code, verifier),
+        })),
+        same: {
+          name: "oidc-provider 9.13.3 (code + PKCE, PostgreSQL adapter)",
+          server: oidcServer,
+          request: popper(oidcCodes, ({ code, verifier }) => ({
+            method: "POST",
+            path: "/token",
+            headers: {
+              "Content-Type": "application/x-www-form-urlencoded",
+              Authorization: basicAuthorization(BENCH_CLIENT.client_id, BENCH_CLIENT.client_secret),
+            },
+            body: tokenForm(code, verifier),
+          })),
+        },
+      },
+      {
+        name: "GET /api/accounts",
+        request: get("/api/accounts", bearer),
+        same: {
+          name: "bare Node + pg",
+          server: barePgServer,
+          request: barePgGet("/api/accounts", user.key),
+        },
+      },
+      {
+        name: "GET /api/accounts/{id}/transactions (100)",
+        request: get(`/api/accounts/${accountId}/transactions?limit=100`, bearer),
+        same: {
+          name: "bare Node + pg",
+          server: barePgServer,
+          request: barePgGet(`/api/accounts/${accountId}/transactions?limit=100`, user.key),
+        },
+      },
+      {
+        name: BIG_ROW_NAMES[0] ?? "",
+        request: get(`${bigPath}?limit=100`, bigBearer),
+        same: {
+          name: "bare Node + pg",
+          server: barePgServer,
+          request: barePgGet(`${bigPath}?limit=100`, owner.key),
+        },
+      },
+      {
+        name: BIG_ROW_NAMES[1] ?? "",
+        request: get(`${bigPath}?limit=100&cursor=${deepCursor}`, bigBearer),
+        same: {
+          name: "bare Node + pg",
+          server: barePgServer,
+          request: barePgGet(`${bigPath}?limit=100&cursor=${deepCursor}`, owner.key),
+        },
+      },
+      {
+        name: BIG_ROW_NAMES[2] ?? "",
+        request: get(`${bigPath}?limit=100&offset=${MAX_OFFSET}`, bigBearer),
+        same: {
+          name: "bare Node + pg",
+          server: barePgServer,
+          request: barePgGet(`${bigPath}?limit=100&offset=${MAX_OFFSET}`, owner.key),
+        },
+      },
+      {
+        name: BIG_ROW_NAMES[3] ?? "",
+        request: get(`${bigPath}?limit=100&offset=${REFUSED_OFFSET}`, bigBearer),
+        status: 400,
+        note: "400, pointing to the cursor",
+      },
+    ].filter((endpoint) => !only || only.some((word) => endpoint.name.includes(word)));
+
+    // The bare constant server answers each row with the service's own bytes.
+    const bodies: Record<string, string> = {};
+    for (const [index, endpoint] of endpoints.entries()) {
+      const request = endpoint.spends ? null : endpoint.request();
+      if (!request) continue;
+      const answer = await http(request);
+      if (answer.status !== (endpoint.status ?? 200)) {
+        throw new Error(`${endpoint.name} answered ${answer.status} ${answer.body.slice(0, 200)}`);
+      }
+      bodies[`/row/${index}`] = answer.body;
+      const same = endpoint.same?.request();
+      if (same && endpoint.same?.server === barePgServer) {
+        const theirs = await barePgServer.http(same);
+        if (theirs.body !== answer.body) {
+          throw new Error(`${endpoint.name}: the bare Node + pg baseline answered other bytes`);
+        }
+      }
+    }
+    log("the bare Node + pg baseline answers the service's bytes on every row it serves");
     const bare = await startBareBaseline(bodies);
     baselines.push(bare);
     const constant = await startConstantNext(log);
     baselines.push(constant);
-    const bareHttp = httpClient(bare.origin, CONCURRENCY * 2);
-    const constantHttp = httpClient(constant.origin, CONCURRENCY * 2);
-    const constantRequest = () => ({ path: "/constant" });
+    const bareServer = { http: bareHttp(bare.origin), pid: bare.pid };
+    const constantServer = { http: bareHttp(constant.origin), pid: constant.pid };
 
-    const rows: Row[] = [];
     const timed = { durationMs: DURATION_MS, concurrency: CONCURRENCY };
     const warm = { durationMs: WARMUP_MS, concurrency: CONCURRENCY };
-    for (const endpoint of endpoints) {
+    const run = async (server: Server, request: () => HttpRequest | null, spends = false) => {
+      await measure(server.http, request, spends ? { ...warm, maxRequests: WARM_CODES } : warm);
+      return measure(server.http, request, { ...timed, pid: server.pid });
+    };
+    const rows: Row[] = [];
+    const windows: { name: string; requests: number; startUs: number; endUs: number }[] = [];
+    for (const [index, endpoint] of endpoints.entries()) {
       log(`measuring ${endpoint.name}`);
-      // The bare server answers any body: its token requests need no fresh code.
-      const sameAsService =
-        endpoint.request === tokenRequest ? () => BARE_TOKEN_REQUEST : endpoint.request;
-      if (endpoint.request !== tokenRequest) await measure(http, endpoint.request, warm);
-      const serviceRun = await measure(http, endpoint.request, timed);
-      await measure(bareHttp, sameAsService, warm);
-      const bareRun = await measure(bareHttp, sameAsService, timed);
-      await measure(constantHttp, constantRequest, warm);
-      const constantRun = await measure(constantHttp, constantRequest, timed);
-      if (serviceRun.failed > 0) throw new Error(`${endpoint.name}: ${serviceRun.failed} failed`);
+      const serviceRun = await run(serviceServer, endpoint.request, endpoint.spends);
+      windows.push({ name: endpoint.name, requests: serviceRun.count, ...serviceRun.window });
+      const unexpected = serviceRun.statuses.filter(
+        (status) => status !== (endpoint.status ?? 200),
+      );
+      if (unexpected.length > 0)
+        throw new Error(`${endpoint.name} answered ${unexpected.join(", ")}`);
+      const same = endpoint.same
+        ? {
+            name: endpoint.same.name,
+            run: await run(endpoint.same.server, endpoint.same.request, endpoint.spends),
+          }
+        : undefined;
+      if (same && same.run.failed > 0) throw new Error(`${same.name}: ${same.run.failed} failed`);
+      const bareRequest = () => ({
+        method: endpoint.spends ? "POST" : "GET",
+        path: `/row/${index}`,
+        body: endpoint.spends ? tokenForm("x", "y") : undefined,
+      });
       rows.push({
         name: endpoint.name,
         concurrency: CONCURRENCY,
         service: serviceRun,
-        bare: bareRun,
-        constant: constantRun,
+        ...(same ? { database: same } : {}),
+        bare: await run(bareServer, bareRequest),
+        constant: await run(constantServer, () => ({ path: "/constant" })),
+        ...(endpoint.note ? { note: endpoint.note } : {}),
       });
+      log(
+        `  the service answered ${serviceRun.count} requests, ${serviceRun.cpuMs?.toFixed(2) ?? "?"} ms CPU each`,
+      );
     }
 
-    log("measuring Approve → consent over HTTP");
+    let syncLine = "";
     const approvals: { name: string; timing: ApproveTiming }[] = [];
-    for (const [name, bank] of APPROVE_BANKS) {
-      const timings: ApproveTiming[] = [];
-      for (let i = 0; i < APPROVE_SAMPLES; i += 1) {
-        timings.push(await approveToConsent(http, service.origin, bank, fromSomeone));
+    if (!only) {
+      log("measuring Approve → consent over HTTP");
+      for (const [name, bank] of APPROVE_BANKS) {
+        const timings: ApproveTiming[] = [];
+        for (let i = 0; i < APPROVE_SAMPLES; i += 1) {
+          timings.push(await approveToConsent(http, service.origin, bank, fromSomeone));
+        }
+        // The median sample by time to the consent screen.
+        timings.sort((a, b) => a.toConsentMs - b.toConsentMs);
+        const timing = timings[Math.floor(timings.length / 2)];
+        if (timing) approvals.push({ name, timing });
       }
-      // The median sample by time to the consent screen.
-      timings.sort((a, b) => a.toConsentMs - b.toConsentMs);
-      const timing = timings[Math.floor(timings.length / 2)];
-      if (timing) approvals.push({ name, timing });
+      const sync = await measureSync(http, bearer, user, bareServer, constantServer);
+      rows.push(sync.row);
+      syncLine = sync.line;
     }
+    const screens = only
+      ? []
+      : (log("weighing the flow screens"), await screenWeights(http, user.client));
 
-    log(`measuring ${SYNC_SAMPLES} sync(s) of a two-year-old shop account`);
-    const syncLatencies = new Latencies();
-    let synced = 0;
-    const syncStarted = performance.now();
-    for (let i = 0; i < SYNC_SAMPLES; i += 1) {
-      const shop = await connectShop(user.keys.publicKeyRawB64, user.tenantId);
-      await forgetHistory(shop.stored);
-      const answer = await http({
-        method: "POST",
-        path: `/api/accounts/${shop.stored.accountIds[0]}/sync`,
-        headers: { ...bearer(), "Content-Type": "application/json" },
-        body: JSON.stringify({ uid: shop.session.accounts[0]?.uid }),
-      });
-      if (answer.status !== 200) throw new Error(`sync answered ${answer.status} ${answer.body}`);
-      synced += (JSON.parse(answer.body) as { newTransactions?: number }).newTransactions ?? 0;
-      syncLatencies.add(answer.ms);
-      bodies["/sync"] = answer.body;
-    }
-    const syncSeconds = (performance.now() - syncStarted) / 1000;
-    const one = { durationMs: DURATION_MS, concurrency: 1 };
-    const syncBare = () => ({ method: "POST", path: "/sync", body: "{}" });
-    rows.push({
-      name: `POST /api/accounts/{id}/sync (${Math.round(synced / SYNC_SAMPLES)} new transactions)`,
-      concurrency: 1,
-      service: {
-        rps: SYNC_SAMPLES / syncSeconds,
-        p50: syncLatencies.percentile(50),
-        p99: syncLatencies.percentile(99),
-        count: SYNC_SAMPLES,
-        failed: 0,
-      },
-      bare: await measure(bareHttp, syncBare, one),
-      constant: await measure(constantHttp, constantRequest, one),
-    });
-
-    log("weighing the flow screens");
-    const screens = await screenWeights(http, user.client);
-
+    const endLoad = loadavg();
     const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? "CPU"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
     const report = [
-      `Measured ${new Date().toISOString().slice(0, 10)} on ${machine}; ${short ? "short form" : `${DURATION_MS / 1000} s per measurement`}, production build, PostgreSQL 15 and Redis on the same machine.`,
+      `Measured ${new Date().toISOString().slice(0, 10)} on ${machine}; ${short ? "short form" : `${DURATION_MS / 1000} s per measurement after a ${WARMUP_MS / 1000} s warm-up`}, production build, PostgreSQL 15 and Redis on the same machine. Load average ${startLoad[0]?.toFixed(1)} at the start, ${endLoad[0]?.toFixed(1)} at the end.`,
       "",
       table(rows),
       "",
-      `Sync: ${synced} new transactions in ${fixed(syncSeconds, 1)} s (${Math.round(synced / syncSeconds)} transactions/s).`,
+      syncLine,
       "",
-      "| Approve at the bank → | Progress screen ms | Consent screen ms | Whole history stored ms | Transactions | Ingest transactions/s |",
-      "|---|--:|--:|--:|--:|--:|",
-      ...approvals.map(
-        ({ name, timing }) =>
-          `| ${name} | ${fixed(timing.toProgressMs, 0)} | ${fixed(timing.toConsentMs, 0)} | ${fixed(timing.toHistoryMs, 0)} | ${timing.transactions} | ${Math.round(timing.transactions / (timing.toHistoryMs / 1000))} |`,
-      ),
-      "",
-      "| Flow screen | Status | Script files | JS bytes | JS gzip | Inline script bytes |",
-      "|---|--:|--:|--:|--:|--:|",
-      ...screens.map(
-        (screen) =>
-          `| ${screen.screen} | ${screen.status} | ${screen.files} | ${screen.rawBytes} | ${screen.gzipBytes} | ${screen.inlineBytes} |`,
-      ),
+      ...(approvals.length > 0
+        ? [
+            "| Approve at the bank → | Progress screen ms | Consent screen ms | Whole history stored ms | Transactions | Ingest transactions/s |",
+            "|---|--:|--:|--:|--:|--:|",
+            ...approvals.map(
+              ({ name, timing }) =>
+                `| ${name} | ${fixed(timing.toProgressMs, 0)} | ${fixed(timing.toConsentMs, 0)} | ${fixed(timing.toHistoryMs, 0)} | ${timing.transactions} | ${Math.round(timing.transactions / (timing.toHistoryMs / 1000))} |`,
+            ),
+            "",
+          ]
+        : []),
+      ...(screens.length > 0
+        ? [
+            "| Flow screen | Status | Script files | JS bytes | JS gzip | Inline script bytes |",
+            "|---|--:|--:|--:|--:|--:|",
+            ...screens.map(
+              (screen) =>
+                `| ${screen.screen} | ${screen.status} | ${screen.files} | ${screen.rawBytes} | ${screen.gzipBytes} | ${screen.inlineBytes} |`,
+            ),
+          ]
+        : []),
     ].join("\n");
     console.log(`\n${report}\n`);
     await writeFile(path.join(dataDir(), "bench-latest.md"), `${report}\n`);
     log("written to .data/bench-latest.md");
+    if (cpuProfile) {
+      await mkdir(path.join(dataDir(), "cpu-prof"), { recursive: true });
+      await writeFile(path.join(dataDir(), "cpu-prof", "windows.json"), JSON.stringify(windows));
+    }
   } finally {
     for (const baseline of baselines) await baseline.stop();
     await service.stop();
     await redis.close();
     await disconnectDb().catch(() => undefined);
   }
-  process.exit(0);
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+async function measureSync(
+  http: HttpClient,
+  bearer: () => Record<string, string>,
+  user: Awaited<ReturnType<typeof connectedPartnerUser>>,
+  bare: Server,
+  constant: Server,
+): Promise<{ row: Row; line: string }> {
+  log(`measuring ${SYNC_SAMPLES} sync(s) of a two-year-old shop account`);
+  const latencies = new Latencies();
+  let synced = 0;
+  const started = performance.now();
+  for (let i = 0; i < SYNC_SAMPLES; i += 1) {
+    const shop = await connectShop(user.keys.publicKeyRawB64, user.tenantId);
+    await forgetHistory(shop.stored);
+    const answer = await http({
+      method: "POST",
+      path: `/api/accounts/${shop.stored.accountIds[0]}/sync`,
+      headers: { ...bearer(), "Content-Type": "application/json" },
+      body: JSON.stringify({ uid: shop.session.accounts[0]?.uid }),
+    });
+    if (answer.status !== 200) throw new Error(`sync answered ${answer.status} ${answer.body}`);
+    synced += (JSON.parse(answer.body) as { newTransactions?: number }).newTransactions ?? 0;
+    latencies.add(answer.ms);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const one = { durationMs: DURATION_MS, concurrency: 1 };
+  const service: Measurement = {
+    rps: SYNC_SAMPLES / seconds,
+    p50: latencies.percentile(50),
+    p99: latencies.percentile(99),
+    count: SYNC_SAMPLES,
+    failed: 0,
+    statuses: [200],
+    window: { startUs: 0, endUs: 0 },
+  };
+  return {
+    row: {
+      name: `POST /api/accounts/{id}/sync (${Math.round(synced / SYNC_SAMPLES)} new transactions)`,
+      concurrency: 1,
+      service,
+      bare: await measure(bare.http, () => ({ method: "POST", path: "/sync", body: "{}" }), one),
+      constant: await measure(constant.http, () => ({ path: "/constant" }), one),
+    },
+    line: `Sync: ${synced} new transactions in ${fixed(seconds, 1)} s (${Math.round(synced / seconds)} transactions/s).`,
+  };
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -50,25 +50,45 @@ const dataMutations = (ctx: FuzzContext): Record<string, Mutation> => ({
   },
 });
 
-/** CONTRACT §7.2's query with one parameter out of range, repeated or unknown. */
+/** Cursors that are not one the service gave: garbage, forged arrays, wrong types, huge. */
+const forgedCursor = (rng: { pick<T>(values: readonly T[]): T }, value: () => string) => {
+  const encode = (fields: unknown) => Buffer.from(JSON.stringify(fields)).toString("base64url");
+  return rng.pick([
+    value(),
+    "",
+    "%",
+    "a".repeat(5000),
+    encode(["t1", null, null, "not-a-uuid", 1, null, null]),
+    encode(["t1", "2026-01-01", null, "00000000-0000-4000-8000-000000000000", -1, null, null]),
+    encode(["t1", "x".repeat(100), null, "00000000-0000-4000-8000-000000000000", 1, null, null]),
+    encode(["a1", "2026-01-01T00:00:00.000Z", "00000000-0000-4000-8000-000000000000"]),
+    encode(["a1", "yesterday", "00000000-0000-4000-8000-000000000000"]),
+    encode({ after: 1 }),
+    encode(null),
+  ]);
+};
+
+/** CONTRACT §7.2's query with one parameter out of range, repeated or unknown, or a forged cursor. */
 const pagingParam: Mutation = (rng, t) => {
   const out = structuredClone(t);
-  const name = rng.pick(["limit", "offset", "from", "to", "unknown", "LIMIT"]);
+  const name = rng.pick(["limit", "offset", "from", "to", "cursor", "unknown", "LIMIT"]);
   out.query = out.query.filter(([k]) => k !== name);
   const value =
-    name === "from" || name === "to"
-      ? rng.pick([
-          "2026-02-30",
-          "2026-13-01",
-          "20260101",
-          "2026-1-1",
-          "0000-00-00",
-          "9999-12-31",
-          "2026-01-01T00:00:00Z",
-          "-2026-01-01",
-          oddValue(rng),
-        ])
-      : rng.pick([...HUGE_INTEGERS, oddValue(rng)]);
+    name === "cursor"
+      ? forgedCursor(rng, () => oddValue(rng))
+      : name === "from" || name === "to"
+        ? rng.pick([
+            "2026-02-30",
+            "2026-13-01",
+            "20260101",
+            "2026-1-1",
+            "0000-00-00",
+            "9999-12-31",
+            "2026-01-01T00:00:00Z",
+            "-2026-01-01",
+            oddValue(rng),
+          ])
+        : rng.pick([...HUGE_INTEGERS, oddValue(rng)]);
   out.query.push([name, value]);
   if (rng.chance(0.2)) out.query.push(["from", "2026-06-01"], ["to", "2026-01-01"]);
   return out;
@@ -101,13 +121,33 @@ const syncBody: Mutation = (rng, t) => {
   return out;
 };
 
+/** The accounts list's optional paging: limit and cursor out of range, repeated, unknown or forged. */
+const accountsPaging: Mutation = (rng, t) => {
+  const out = structuredClone(t);
+  const name = rng.pick(["limit", "cursor", "offset", "unknown"]);
+  out.query = out.query.filter(([k]) => k !== name);
+  out.query.push([
+    name,
+    name === "cursor"
+      ? forgedCursor(rng, () => oddValue(rng))
+      : rng.pick([...HUGE_INTEGERS, oddValue(rng)]),
+  ]);
+  if (rng.chance(0.2)) out.query.push([name, "1"]);
+  return out;
+};
+
 const txPath = (id: string) => `/api/accounts/${id}/transactions`;
 
 export const DATA_GENERATORS: Generator[] = [
   define(
     { name: "/api/accounts", family: "data", methods: EVERY },
-    (rng, ctx) => ({ method: "GET", path: "/api/accounts", headers: keyHeaders(rng, ctx) }),
-    dataMutations,
+    (rng, ctx) => ({
+      method: "GET",
+      path: "/api/accounts",
+      query: rng.chance(0.3) ? [["limit", String(rng.int(1, 500))]] : [],
+      headers: keyHeaders(rng, ctx),
+    }),
+    (ctx) => ({ ...dataMutations(ctx), paging: accountsPaging }),
   ),
   define(
     { name: "/api/connections", family: "data", methods: EVERY },

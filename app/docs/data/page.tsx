@@ -27,15 +27,21 @@ export default function DataPage() {
         <code>{"{uid}"}</code>. When <code>needsReconnect</code> is true, do not sync the account:
         send the user through the flow with <code>renew_connection</code>.
       </p>
+      <p>
+        Without parameters you get every account, as the SDKs expect. With <code>limit</code> (1 to
+        500) you get one page instead, <code>{"{items, next}"}</code>; pass <code>next</code> back
+        as <code>cursor</code> for the page after it, until <code>next</code> is <code>null</code>.
+      </p>
       <Example name="accounts" />
 
       <h2>
         <code>GET /api/accounts/{"{id}"}/transactions</code>
       </h2>
       <p>
-        One page of the statement, newest first: <code>{"{items, total}"}</code>, where{" "}
-        <code>total</code> counts every transaction matching the filter. Query parameters, each at
-        most once:
+        One page of the statement, newest first (entries still pending, without a booking date,
+        first of all): <code>{"{items, total, next}"}</code>, where <code>total</code> counts every
+        transaction matching the filter and <code>next</code> says where the following page starts,
+        or is <code>null</code> on the last one. Query parameters, each at most once:
       </p>
       <ul>
         <li>
@@ -46,16 +52,27 @@ export default function DataPage() {
           <code>limit</code>: page size, default <strong>100</strong>, at most <strong>500</strong>;
         </li>
         <li>
-          <code>offset</code>: rows to skip, default 0.
+          <code>offset</code>: rows to skip, default 0, at most <strong>100 000</strong>;
+        </li>
+        <li>
+          <code>cursor</code>: the <code>next</code> of the page before, instead of{" "}
+          <code>offset</code>. It keeps that page&apos;s <code>from</code> and <code>to</code> (you
+          may repeat them, not change them).
         </li>
       </ul>
       <p>
-        A bad or repeated parameter answers 400 naming it. To read everything, loop{" "}
-        <code>offset += items.length</code> until you have <code>total</code> items or a page comes
-        back empty. Each item has <code>id</code>, <code>currency</code>,{" "}
-        <code>creditDebitIndicator</code> (<code>CRDT</code>/<code>DBIT</code>; the sealed amount is
-        unsigned), <code>status</code>, <code>bookingDate</code>, <code>valueDate</code>,{" "}
-        <code>transactionDate</code>, <code>bankTransactionCode</code> and <code>enc</code> →{" "}
+        A bad or repeated parameter answers 400 naming it. To read everything, follow{" "}
+        <code>next</code> (also sent as a <code>Link: &lt;…&gt;; rel=&quot;next&quot;</code> header)
+        until it is <code>null</code>: every page then costs the same, however deep, and each
+        transaction comes exactly once even while syncs add new ones (they arrive at the top). On
+        those pages <code>total</code> is the count when the first page was read. Paging by{" "}
+        <code>offset</code> (<code>offset += items.length</code> until you have <code>total</code>{" "}
+        items or a page comes back empty) works too, up to 100 000 rows deep; a deeper offset
+        answers 400 pointing to the cursor (see <a href="#paging">paging</a> below). Each item has{" "}
+        <code>id</code>, <code>currency</code>, <code>creditDebitIndicator</code> (<code>CRDT</code>
+        /<code>DBIT</code>; the sealed amount is unsigned), <code>status</code>,{" "}
+        <code>bookingDate</code>, <code>valueDate</code>, <code>transactionDate</code>,{" "}
+        <code>bankTransactionCode</code> and <code>enc</code> →{" "}
         <code>
           {
             "{amount, creditorName, creditorIban, debtorName, debtorIban, remittanceInformation, balanceAfter, …}"
@@ -64,6 +81,7 @@ export default function DataPage() {
         . Amounts are decimal strings.
       </p>
       <Example name="transactions" />
+      <Example name="transactionsNext" />
       <p>
         <strong>Right after the user connects a bank</strong>, the accounts and balances are stored
         first and the older history a few seconds later, so your callback may arrive before it is
@@ -73,6 +91,17 @@ export default function DataPage() {
         first history. If storing it failed, the answer stays the same until the account&apos;s next{" "}
         <Link href="/docs/sync">sync</Link>, which fetches that history again and completes it.{" "}
         <code>GET /api/accounts</code> lists the account (with its balances) meanwhile.
+      </p>
+
+      <h2 id="paging">Paging: cursor or offset</h2>
+      <p>
+        A cursor names the last transaction of its page; the next page is read from the index right
+        after it, so page 10 000 takes as long as page 1. An offset has to step over every row
+        before it, so its cost grows with its depth: that is why offsets stop at 100 000, far past
+        two years of even a busy shop&apos;s account. <code>total</code> costs nothing without a
+        filter (the service keeps each account&apos;s count); with <code>from</code> or{" "}
+        <code>to</code>, the matching range is counted on the first page and carried by the cursor
+        to the following ones, while offset pages count it again each time.
       </p>
 
       <h2>

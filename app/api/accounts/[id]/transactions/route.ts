@@ -1,4 +1,4 @@
-import { listTransactions } from "@/lib/api/data";
+import { listTransactions } from "@/lib/api/transactions";
 import { dataOperation, outsideScope } from "@/lib/api/route";
 
 export const dynamic = "force-dynamic";

@@ -1,0 +1,55 @@
+import type { z } from "zod";
+import { query, sql, EMPTY_SQL } from "../db/sql";
+import { getEnv } from "../env";
+import type { ApiKeyPrincipal } from "../keys/api-keys";
+import { apiJson, invalidRequest } from "./data";
+import { encodeAccountCursor, parseAccountQuery } from "./paging";
+import type { AccountPage } from "./schemas";
+import { toAccountWire, type AccountRow } from "./wire";
+
+/**
+ * GET /api/accounts (CONTRACT §7.1): the tenant's accounts with their bank
+ * and sealed balances, in the order they were connected, in one statement.
+ * Without parameters it answers the whole list as a JSON array, as the SDKs
+ * read it; with `limit` (and then `cursor`) one page, `{items, next}`
+ * (docs/paging.md).
+ */
+
+export async function listAccounts(
+  principal: ApiKeyPrincipal,
+  params = new URLSearchParams(),
+): Promise<Response> {
+  const parsed = parseAccountQuery(params);
+  if (!parsed.ok) return invalidRequest(parsed.message);
+  const page = parsed.value;
+  const after =
+    page.paged && page.after
+      ? sql` AND (a."createdAt", a."id") > (${page.after.createdAt}::timestamp, ${page.after.id}::uuid)`
+      : EMPTY_SQL;
+  // One row more than the page tells whether another page follows.
+  const limit = page.paged ? sql` LIMIT ${page.limit + 1}` : EMPTY_SQL;
+  const rows = await query<AccountRow & { createdAt: Date }>(sql`
+    SELECT a."id", c."aspspName", c."aspspCountry", a."currency", a."accountType", a."bic",
+           a."needsReconnect", a."enc", a."displayNameEnc", a."uidEnc", a."createdAt",
+           COALESCE((
+             SELECT json_agg(json_build_object('balanceType', b."balanceType",
+                      'currency', b."currency", 'referenceDate', b."referenceDate", 'enc', b."enc")
+                    ORDER BY b."balanceType")
+               FROM "Balance" b WHERE b."accountId" = a."id"
+           ), '[]'::json) AS "balances"
+      FROM "Account" a JOIN "Connection" c ON c."id" = a."connectionId"
+     WHERE a."tenantId" = ${principal.tenantId}::uuid${after}
+     ORDER BY a."createdAt", a."id"${limit}`);
+  if (!page.paged) return apiJson(rows.map(toAccountWire));
+
+  const items = rows.slice(0, page.limit);
+  const last = items.at(-1);
+  const next = rows.length > page.limit && last ? encodeAccountCursor(last) : null;
+  const headers: Record<string, string> = {};
+  if (next) {
+    const query = new URLSearchParams({ limit: String(page.limit), cursor: next });
+    headers.Link = `<${getEnv().issuer}/api/accounts?${query}>; rel="next"`;
+  }
+  const body = { items: items.map(toAccountWire), next } satisfies z.infer<typeof AccountPage>;
+  return apiJson(body, 200, headers);
+}

@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { GET as listAccounts } from "@/app/api/accounts/route";
+import { GET as listTransactions } from "@/app/api/accounts/[id]/transactions/route";
+import { connectedPartnerUser } from "@/test/bank-data";
+import { countStatements } from "@/test/statement-counter";
+import {
+  createTestClient,
+  ISSUER,
+  issueCode,
+  mintApiKey,
+  newVerifier,
+  tokenRequest,
+} from "@/test/oauth-fixtures";
+import { db } from "../db/client";
+import { handleTokenRequest } from "../oauth/token";
+import { setPartnerStatus } from "../partners/partners";
+import { findActiveApiKey, hashApiKey } from "./api-keys";
+
+/**
+ * The API-key check is one statement joining the key to its tenant, user,
+ * client and partner: every refusal (revoked, expired, a suspended partner)
+ * is decided by that one round trip, and the hottest endpoints pay no more
+ * round trips than their answer needs.
+ */
+
+const bearer = (key: string) => ({ headers: { Authorization: `Bearer ${key}` } });
+const accounts = (key: string) =>
+  listAccounts(new Request(`${ISSUER}/api/accounts`, bearer(key)), {});
+
+describe("the joined API-key check", () => {
+  it("finds a live key's principal in one statement", async () => {
+    const client = await createTestClient();
+    const { key, user } = await mintApiKey(client);
+    const { result, statements } = await countStatements(() => findActiveApiKey(key));
+    expect(statements).toHaveLength(1);
+    expect(result).toMatchObject({
+      subject: `wl:${client.partnerId}:connect:${user.email}`,
+      email: user.email,
+      clientId: client.clientId,
+      partnerId: client.partnerId,
+      scope: "accounts.read",
+      partnerSuspended: false,
+    });
+  });
+
+  it("refuses a revoked and an expired key in that one statement", async () => {
+    const client = await createTestClient();
+    const revoked = await mintApiKey(client);
+    const expired = await mintApiKey(client);
+    await db().apiKey.update({
+      where: { keyHash: hashApiKey(revoked.key) },
+      data: { revokedAt: new Date() },
+    });
+    await db().apiKey.update({
+      where: { keyHash: hashApiKey(expired.key) },
+      data: { expiresAt: new Date(Date.now() - 1) },
+    });
+    for (const key of [revoked.key, expired.key]) {
+      const { result, statements } = await countStatements(() => accounts(key));
+      expect(statements).toHaveLength(1);
+      expect(result.status).toBe(401);
+    }
+  });
+
+  it("refuses a suspended partner's key with 403 in that one statement, and reads again once resumed", async () => {
+    const client = await createTestClient();
+    const { key } = await mintApiKey(client);
+    await setPartnerStatus(client.partnerId ?? "", "suspended");
+    const { result, statements } = await countStatements(() => accounts(key));
+    expect(statements).toHaveLength(1);
+    expect(result.status).toBe(403);
+    expect(await result.json()).toMatchObject({ reason: "partner_suspended" });
+    await setPartnerStatus(client.partnerId ?? "", "active");
+    expect((await accounts(key)).status).toBe(200);
+  });
+});
+
+describe("round trips of the hottest endpoints", () => {
+  it("GET /api/accounts and a transactions page: the key check and one read", async () => {
+    const { key, stored } = await connectedPartnerUser();
+    const list = await countStatements(() => accounts(key));
+    expect(list.result.status).toBe(200);
+    expect(list.statements).toHaveLength(2);
+    const accountId = stored.accountIds[0] ?? "";
+    const page = await countStatements(() =>
+      listTransactions(
+        new Request(`${ISSUER}/api/accounts/${accountId}/transactions?limit=100`, bearer(key)),
+        { params: Promise.resolve({ id: accountId }) },
+      ),
+    );
+    expect(page.result.status).toBe(200);
+    expect(page.statements).toHaveLength(2);
+  });
+
+  it("a token exchange: the client check and one statement that consumes the code, mints the key and records the event", async () => {
+    const client = await createTestClient();
+    const verifier = newVerifier();
+    const { code } = await issueCode(client, verifier);
+    const exchange = await countStatements(() =>
+      handleTokenRequest(tokenRequest(client, code, verifier)),
+    );
+    expect(exchange.result.status).toBe(200);
+    expect(exchange.statements).toHaveLength(2);
+  });
+});

@@ -1,0 +1,138 @@
+import { performance } from "node:perf_hooks";
+import { Latencies, runWorkers, type HttpClient, type HttpRequest } from "../lib/load-client";
+import { processTreeCpuMs } from "./cpu";
+
+/**
+ * One measurement: requests at a fixed concurrency for a fixed time, with
+ * requests/s, p50/p99 latency, the statuses seen and, when the measured
+ * server's process id is known, its CPU milliseconds per request.
+ */
+
+export interface Measurement {
+  rps: number;
+  p50: number;
+  p99: number;
+  count: number;
+  /** Answers with a status of 400 or more. */
+  failed: number;
+  statuses: number[];
+  cpuMs?: number;
+  /** CLOCK_MONOTONIC microseconds (the clock of V8 CPU profiles), for profile-summary.ts. */
+  window: { startUs: number; endUs: number };
+}
+
+export interface MeasureOptions {
+  durationMs: number;
+  concurrency: number;
+  maxRequests?: number;
+  pid?: number;
+}
+
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+export async function measure(
+  http: HttpClient,
+  next: () => HttpRequest | null,
+  options: MeasureOptions,
+): Promise<Measurement> {
+  const latencies = new Latencies();
+  const statuses = new Set<number>();
+  let failed = 0;
+  let exhausted = false;
+  const cpuBefore = processTreeCpuMs(options.pid);
+  const startUs = monotonicUs();
+  const started = performance.now();
+  const stopAt = started + options.durationMs;
+  await runWorkers(
+    options.concurrency,
+    () =>
+      exhausted ||
+      performance.now() >= stopAt ||
+      latencies.count >= (options.maxRequests ?? Infinity),
+    async () => {
+      const request = next();
+      if (!request) {
+        exhausted = true;
+        return;
+      }
+      const answer = await http(request);
+      latencies.add(answer.ms);
+      statuses.add(answer.status);
+      if (answer.status >= 400) failed += 1;
+    },
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const endUs = monotonicUs();
+  const cpuAfter = processTreeCpuMs(options.pid);
+  return {
+    rps: latencies.count / seconds,
+    p50: latencies.percentile(50),
+    p99: latencies.percentile(99),
+    count: latencies.count,
+    failed,
+    statuses: [...statuses].sort(),
+    ...(cpuBefore !== null && cpuAfter !== null && latencies.count > 0
+      ? { cpuMs: (cpuAfter - cpuBefore) / latencies.count }
+      : {}),
+    window: { startUs, endUs },
+  };
+}
+
+export const fixed = (value: number | undefined, digits = 1) =>
+  value !== undefined && Number.isFinite(value) ? value.toFixed(digits) : "–";
+
+/** Two significant digits: ratios and slow rates stay readable however small. */
+export const significant = (value: number | undefined) =>
+  value !== undefined && Number.isFinite(value)
+    ? value >= 10
+      ? value.toFixed(1)
+      : value.toPrecision(2)
+    : "–";
+
+export interface Row {
+  name: string;
+  concurrency: number;
+  service: Measurement;
+  /** The baseline that does the same work against the same database, when there is one. */
+  database?: { name: string; run: Measurement };
+  bare: Measurement;
+  constant: Measurement;
+  /** Said instead of figures when the service's answer is a refusal (a 400 by design). */
+  note?: string;
+}
+
+const ratio = (service: Measurement, baseline: Measurement | undefined) =>
+  baseline ? significant(service.rps / baseline.rps) : "–";
+
+export function table(rows: Row[]): string {
+  const lines = [
+    "| Endpoint | Conc. | Service req/s | p50 ms | p99 ms | CPU ms/req | Same-work baseline | req/s | p50 ms | p99 ms | CPU ms/req | Service ÷ same-work | Bare Node (constant) req/s | Service ÷ bare | Next constant req/s | Service ÷ Next |",
+    "|---|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+  ];
+  for (const { name, concurrency, service, database, bare, constant, note } of rows) {
+    const db = database?.run;
+    lines.push(
+      [
+        "",
+        note ? `${name} (${note})` : name,
+        concurrency,
+        significant(service.rps),
+        fixed(service.p50),
+        fixed(service.p99),
+        fixed(service.cpuMs, 2),
+        database?.name ?? "–",
+        db ? significant(db.rps) : "–",
+        fixed(db?.p50),
+        fixed(db?.p99),
+        fixed(db?.cpuMs, 2),
+        ratio(service, db),
+        fixed(bare.rps, 0),
+        ratio(service, bare),
+        fixed(constant.rps, 0),
+        ratio(service, constant),
+        "",
+      ].join(" | "),
+    );
+  }
+  return lines.map((line) => line.trim()).join("\n");
+}
