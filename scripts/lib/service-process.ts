@@ -28,6 +28,8 @@ import { applyMigrations } from "./migrations";
 
 export interface ServiceProcess {
   origin: string;
+  /** The service's process id. */
+  pid: number;
   databaseUrl: string;
   /** The service's stdout and stderr. */
   logFile: string;
@@ -45,6 +47,8 @@ export interface ServiceOptions {
   settings?: Record<string, string | undefined>;
   /** Build again even when a build exists (default: when the command line says `--build`). */
   rebuild?: boolean;
+  /** Node flags for the service's process (`--cpu-prof`, which NODE_OPTIONS refuses). */
+  nodeFlags?: string[];
   log?: (line: string) => void;
 }
 
@@ -104,7 +108,12 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
   await mkdir(dataDir(), { recursive: true });
   const logFile = path.join(dataDir(), `${options.label}-server.log`);
   const logStream = createWriteStream(logFile);
-  const child = spawn(process.execPath, [TSX_CLI, "scripts/launch.ts", "start"], {
+  // With flags of its own, the launcher runs in one process with tsx's loader (tsx's CLI would
+  // run it in a child of its own, without them).
+  const launcher = options.nodeFlags
+    ? [...options.nodeFlags, "--import", "tsx", "scripts/launch.ts", "start"]
+    : [TSX_CLI, "scripts/launch.ts", "start"];
+  const child = spawn(process.execPath, launcher, {
     cwd: REPO_ROOT,
     stdio: ["ignore", "pipe", "pipe"],
     env: childEnv({
@@ -142,6 +151,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
 
   return {
     origin,
+    pid: child.pid ?? 0,
     databaseUrl,
     logFile,
     async stopDatabase() {

@@ -4,6 +4,7 @@ import { tenantSubject } from "@/lib/banking/tenants";
 import { db } from "@/lib/db/client";
 import { csrfToken } from "@/lib/flow/csrf";
 import { keyModeFor } from "@/lib/flow/flows";
+import { ClientMessages } from "@/lib/i18n/client-messages";
 import { SignOutForm } from "@/app/_components/sign-out-form";
 import { FlowShell, SERVICE_NAME } from "../_components/flow-shell";
 import { loadFlowScreen } from "../_lib/context";
@@ -83,12 +84,14 @@ export default async function ConsentPage() {
           </button>
         </form>
       ) : (
-        <ApproveWithKey
-          csrf={csrfToken(flow, "approve")}
-          userId={user.userId}
-          registeredPublicKey={user.publicKey ?? ""}
-          partner={partner}
-        />
+        <ClientMessages namespaces={["Consent"]}>
+          <ApproveWithKey
+            csrf={csrfToken(flow, "approve")}
+            userId={user.userId}
+            registeredPublicKey={user.publicKey ?? ""}
+            partner={partner}
+          />
+        </ClientMessages>
       )}
     </FlowShell>
   );

@@ -2,6 +2,7 @@ import { redirect } from "next/navigation";
 import { getTranslations } from "next-intl/server";
 import { tenantSubject } from "@/lib/banking/tenants";
 import { getEnv } from "@/lib/env";
+import { ClientMessages } from "@/lib/i18n/client-messages";
 import { csrfToken } from "@/lib/flow/csrf";
 import { FlowShell, SERVICE_NAME } from "../_components/flow-shell";
 import { loadFlowScreen } from "../_lib/context";
@@ -23,16 +24,18 @@ export default async function SetupPage() {
           {flowT("noScript", { partner: branding?.name ?? SERVICE_NAME })}
         </p>
       </noscript>
-      <KeySetup
-        csrf={csrfToken(flow, "key-setup")}
-        userId={user.userId}
-        registeredPublicKey={user.publicKey}
-        issuer={getEnv().issuer}
-        subject={tenantSubject(flow.client.partner?.id ?? null, {
-          id: user.userId,
-          email: user.email,
-        })}
-      />
+      <ClientMessages namespaces={["Setup"]}>
+        <KeySetup
+          csrf={csrfToken(flow, "key-setup")}
+          userId={user.userId}
+          registeredPublicKey={user.publicKey}
+          issuer={getEnv().issuer}
+          subject={tenantSubject(flow.client.partner?.id ?? null, {
+            id: user.userId,
+            email: user.email,
+          })}
+        />
+      </ClientMessages>
     </FlowShell>
   );
 }
