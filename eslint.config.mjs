@@ -114,7 +114,7 @@ export default defineConfig([
     },
   },
   {
-    files: ["app/**/*.{ts,tsx}", "proxy.ts"],
+    files: ["app/**/*.{ts,tsx}"],
     rules: {
       "@typescript-eslint/no-restricted-imports": [
         "error",

@@ -2,7 +2,13 @@ import type { NextConfig } from "next";
 import createNextIntlPlugin from "next-intl/plugin";
 import { checkSettings, rawSetting, stageOfNextPhase } from "./lib/env";
 
-const withNextIntl = createNextIntlPlugin("./lib/i18n/request.ts");
+const withNextIntl = createNextIntlPlugin({
+  requestConfig: "./lib/i18n/request.ts",
+  experimental: {
+    // Messages are compiled at build time: the browser gets no ICU parser.
+    messages: { path: "./messages", format: "json", locales: "infer", precompile: true },
+  },
+});
 
 const nextConfig: NextConfig = {
   poweredByHeader: false,

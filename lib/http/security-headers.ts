@@ -1,5 +1,5 @@
 /**
- * Baseline security headers (DESIGN.md §6.9, §8), applied by proxy.ts. Pages
+ * Baseline security headers, applied by the edge (edge.ts). Pages
  * get a strict CSP with a per-request nonce; JSON responses carry API_CSP,
  * which allows nothing at all; the relay page sets its own (its script hash).
  */
@@ -47,7 +47,7 @@ const DEMO_ROUTE_HANDLERS = new Set([
 /**
  * Paths served by route handlers, which set their own Content-Security-Policy
  * (JSON: nothing may load; the relay page: its script hash and a form-action
- * open to the partner). The proxy leaves their CSP alone.
+ * open to the partner). The edge leaves their CSP alone.
  */
 export function isRouteHandler(pathname: string): boolean {
   return (
@@ -59,7 +59,7 @@ export function isRouteHandler(pathname: string): boolean {
   );
 }
 
-/** Request header carrying a page's path to server components (proxy.ts sets it). */
+/** Request header carrying a page's path to server components (the edge sets it). */
 export const PATH_HEADER = "x-bank-connect-path";
 
 /**
@@ -96,8 +96,8 @@ export function pageCsp(
 export const API_CSP = "default-src 'none'; frame-ancestors 'none'";
 
 /**
- * Headers a route handler chooses for itself. Next sends a header the proxy
- * set and drops the handler's own value for it, so the proxy gives these only
+ * Headers a route handler chooses for itself. Next sends a header the edge
+ * set and drops the handler's own value for it, so the edge gives these only
  * to pages and to its own answers. The relay page sends no-referrer; every
  * other route handler answers JSON, an image or a redirect, and a redirect
  * without the header keeps the referrer policy of the page that made the

@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { Latencies, runWorkers, type HttpClient, type HttpRequest } from "../lib/load-client";
-import { processTreeCpuMs } from "./cpu";
+import { processTreeCpuMs } from "./process-cpu";
 
 /**
  * One measurement: requests at a fixed concurrency for a fixed time, with

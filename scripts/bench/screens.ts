@@ -13,7 +13,9 @@ import { forwardedFor, type HttpClient } from "../lib/load-client";
  * JavaScript shipped to the browser per flow screen: every `<script src>` of
  * the screen's HTML fetched and counted (raw and gzip), plus the inline
  * scripts (the React Server Components payload), as a first visit would
- * download them.
+ * download them. Scripts marked `nomodule` are left out: they are Next's
+ * polyfills for browsers without ES modules, which every current browser
+ * skips.
  */
 
 export interface ScreenWeight {
@@ -63,30 +65,36 @@ export async function screenWeights(http: HttpClient, client: TestClient): Promi
     });
     const cookie = signedIn ? `${flowCookie}; ${sessionCookie}` : flowCookie;
     const page = await http({ path: screen, headers: { Cookie: cookie, ...forwardedFor(7) } });
-    const sources = [...page.body.matchAll(/<script[^>]*\ssrc="([^"]+)"/g)].map(
-      (match) => match[1] ?? "",
-    );
-    const inline = [...page.body.matchAll(/<script(?![^>]*\ssrc=)[^>]*>([\s\S]*?)<\/script>/g)];
-    let rawBytes = 0;
-    let gzipBytes = 0;
-    for (const source of new Set(sources)) {
-      const path = source.replace(/&amp;/g, "&");
-      let bytes = files.get(path);
-      if (!bytes) {
-        bytes = Buffer.from((await http({ path })).body);
-        files.set(path, bytes);
-      }
-      rawBytes += bytes.length;
-      gzipBytes += gzipSync(bytes).length;
-    }
-    weights.push({
-      screen,
-      status: page.status,
-      files: new Set(sources).size,
-      rawBytes,
-      gzipBytes,
-      inlineBytes: inline.reduce((total, match) => total + Buffer.byteLength(match[1] ?? ""), 0),
-    });
+    weights.push({ screen, status: page.status, ...(await weighHtml(http, page.body, files)) });
   }
   return weights;
+}
+
+/** The scripts a modern browser loads for `html`; `files` caches what was fetched already. */
+export async function weighHtml(
+  http: HttpClient,
+  html: string,
+  files: Map<string, Buffer> = new Map(),
+): Promise<Omit<ScreenWeight, "screen" | "status">> {
+  const tags = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
+  const sources = new Set<string>();
+  let inlineBytes = 0;
+  for (const [, attributes = "", content = ""] of tags) {
+    if (/\snomodule\b/i.test(attributes)) continue;
+    const source = /\ssrc="([^"]+)"/.exec(attributes)?.[1];
+    if (source) sources.add(source.replace(/&amp;/g, "&"));
+    else inlineBytes += Buffer.byteLength(content);
+  }
+  let rawBytes = 0;
+  let gzipBytes = 0;
+  for (const path of sources) {
+    let bytes = files.get(path);
+    if (!bytes) {
+      bytes = Buffer.from((await http({ path })).body);
+      files.set(path, bytes);
+    }
+    rawBytes += bytes.length;
+    gzipBytes += gzipSync(bytes).length;
+  }
+  return { files: sources.size, rawBytes, gzipBytes, inlineBytes };
 }

@@ -28,8 +28,8 @@ import { applyMigrations } from "./migrations";
 
 export interface ServiceProcess {
   origin: string;
-  /** The launcher's process id (the server runs in its process tree). */
-  pid: number | undefined;
+  /** The service's process id. */
+  pid: number;
   databaseUrl: string;
   /** The service's stdout and stderr. */
   logFile: string;
@@ -45,10 +45,10 @@ export interface ServiceOptions {
   label: string;
   /** Extra settings for the service (REDIS_URL, UPSTREAM, LOG_LEVEL, …). */
   settings?: Record<string, string | undefined>;
-  /** Writes a V8 CPU profile of the service into this directory when it stops (`node --cpu-prof`). */
-  cpuProfileDir?: string;
   /** Build again even when a build exists (default: when the command line says `--build`). */
   rebuild?: boolean;
+  /** Node flags for the service's process (`--cpu-prof`, which NODE_OPTIONS refuses). */
+  nodeFlags?: string[];
   log?: (line: string) => void;
 }
 
@@ -108,12 +108,12 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
   await mkdir(dataDir(), { recursive: true });
   const logFile = path.join(dataDir(), `${options.label}-server.log`);
   const logStream = createWriteStream(logFile);
-  // Profiled, the launcher runs in this one node process (tsx as a loader, not
-  // its CLI, which would start another): --cpu-prof is refused in NODE_OPTIONS.
-  const launcher = options.cpuProfileDir
-    ? ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfileDir}`, "--import", "tsx"]
-    : [TSX_CLI];
-  const child = spawn(process.execPath, [...launcher, "scripts/launch.ts", "start"], {
+  // With flags of its own, the launcher runs in one process with tsx's loader (tsx's CLI would
+  // run it in a child of its own, without them).
+  const launcher = options.nodeFlags
+    ? [...options.nodeFlags, "--import", "tsx", "scripts/launch.ts", "start"]
+    : [TSX_CLI, "scripts/launch.ts", "start"];
+  const child = spawn(process.execPath, launcher, {
     cwd: REPO_ROOT,
     stdio: ["ignore", "pipe", "pipe"],
     env: childEnv({
@@ -151,7 +151,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
 
   return {
     origin,
-    pid: child.pid,
+    pid: child.pid ?? 0,
     databaseUrl,
     logFile,
     async stopDatabase() {

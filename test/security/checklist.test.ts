@@ -22,6 +22,7 @@ const CHECKLIST_ITEMS = [
   "revoke of another client's key (must not revoke it)",
   "relay page escaping and headers",
   "framing refused (X-Frame-Options / CSP frame-ancestors on every HTML screen)",
+  "page scripts allowed only by a fresh per-request nonce that no client can choose",
   "CSRF on every browser POST",
   "sign-out revokes the session server-side; CSRF on sign-out",
   "stale sessions re-confirm before approving (partner-key mode)",

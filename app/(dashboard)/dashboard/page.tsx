@@ -5,6 +5,7 @@ import { SignOutForm } from "@/app/_components/sign-out-form";
 import { PARTNER_VISIBLE_TYPES } from "@/lib/audit/events";
 import { findSessionUser, sessionCookieName } from "@/lib/auth/sessions";
 import { SIGNED_OUT_FROM_DASHBOARD } from "@/lib/flow/sign-out";
+import { ClientMessages } from "@/lib/i18n/client-messages";
 import { ownedPartners, sessionCsrfToken } from "@/lib/partners/owner-session";
 import { findPartner, toPartnerWire } from "@/lib/partners/partner-api";
 import { listPartnerClients } from "@/lib/partners/client-api";
@@ -67,24 +68,27 @@ export default async function DashboardPage({
         from={SIGNED_OUT_FROM_DASHBOARD}
         text={t("signedInAs", { email: user.email, partner: partner.name })}
       />
-      <BrandingEditor
-        partnerId={partner.id}
-        partnerName={partner.name}
-        registeredDomain={partner.registeredDomain}
-        initial={wire.branding}
-        csrf={sessionCsrfToken(user)}
-      />
-      <ClientsPanel
-        partnerId={partner.id}
-        csrf={sessionCsrfToken(user)}
-        initial={await listPartnerClients(partner.id)}
-      />
-      <RecipientKeyPanel
-        partnerId={partner.id}
-        csrf={sessionCsrfToken(user)}
-        fingerprint={partner.recipientKeyFingerprint}
-      />
-      <SecurityLog partnerId={partner.id} types={PARTNER_VISIBLE_TYPES} />
+      {/* The branding editor previews the consent screen in its own words. */}
+      <ClientMessages namespaces={["Dashboard", "Consent"]}>
+        <BrandingEditor
+          partnerId={partner.id}
+          partnerName={partner.name}
+          registeredDomain={partner.registeredDomain}
+          initial={wire.branding}
+          csrf={sessionCsrfToken(user)}
+        />
+        <ClientsPanel
+          partnerId={partner.id}
+          csrf={sessionCsrfToken(user)}
+          initial={await listPartnerClients(partner.id)}
+        />
+        <RecipientKeyPanel
+          partnerId={partner.id}
+          csrf={sessionCsrfToken(user)}
+          fingerprint={partner.recipientKeyFingerprint}
+        />
+        <SecurityLog partnerId={partner.id} types={PARTNER_VISIBLE_TYPES} />
+      </ClientMessages>
     </main>
   );
 }

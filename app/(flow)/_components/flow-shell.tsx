@@ -5,6 +5,7 @@ import { csrfToken } from "@/lib/flow/csrf";
 import { loadFlowProgress, type ProgressStep } from "@/lib/flow/steps";
 import type { ScreenBranding } from "@/lib/partners/branding";
 import { SignOutForm } from "@/app/_components/sign-out-form";
+import { ClientMessages } from "@/lib/i18n/client-messages";
 import { requestNonce, type LoadedFlow } from "../_lib/context";
 import { StepIndicator } from "./step-indicator";
 import { TabGuard } from "./tab-guard";
@@ -72,7 +73,11 @@ export async function FlowShell({
         )}
         <span className="flow-partner">{partner}</span>
       </header>
-      {flow ? <TabGuard flowId={flow.id} startedAt={flow.createdAt.getTime()} /> : null}
+      {flow ? (
+        <ClientMessages namespaces={["Tabs"]}>
+          <TabGuard flowId={flow.id} startedAt={flow.createdAt.getTime()} />
+        </ClientMessages>
+      ) : null}
       <main id="main" className="card flow-card">
         {progress ? <StepIndicator progress={progress} /> : null}
         {children}

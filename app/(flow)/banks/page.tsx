@@ -1,4 +1,5 @@
 import { cookies } from "next/headers";
+import { ClientMessages } from "@/lib/i18n/client-messages";
 import { redirect } from "next/navigation";
 import { getLocale, getTranslations } from "next-intl/server";
 import { tenantSubject } from "@/lib/banking/tenants";
@@ -125,12 +126,14 @@ export default async function BanksPage({ searchParams }: { searchParams: Promis
           <h2 className="picker-group">{t("addAnother")}</h2>
         </section>
       ) : null}
-      <BankPicker
-        banks={banks}
-        countries={countries}
-        initial={{ q: single(search.q) ?? "", country, psuType }}
-        csrf={csrf}
-      />
+      <ClientMessages namespaces={["Banks"]}>
+        <BankPicker
+          banks={banks}
+          countries={countries}
+          initial={{ q: single(search.q) ?? "", country, psuType }}
+          csrf={csrf}
+        />
+      </ClientMessages>
     </FlowShell>
   );
 }

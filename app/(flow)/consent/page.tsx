@@ -1,4 +1,5 @@
 import { redirect } from "next/navigation";
+import { ClientMessages } from "@/lib/i18n/client-messages";
 import { getLocale, getTranslations } from "next-intl/server";
 import { tenantSubject } from "@/lib/banking/tenants";
 import { db } from "@/lib/db/client";
@@ -96,12 +97,14 @@ export default async function ConsentPage() {
             </button>
           </form>
         ) : (
-          <ApproveWithKey
-            csrf={csrfToken(flow, "approve")}
-            userId={user.userId}
-            registeredPublicKey={user.publicKey ?? ""}
-            partner={partner}
-          />
+          <ClientMessages namespaces={["Consent"]}>
+            <ApproveWithKey
+              csrf={csrfToken(flow, "approve")}
+              userId={user.userId}
+              registeredPublicKey={user.publicKey ?? ""}
+              partner={partner}
+            />
+          </ClientMessages>
         )}
       </div>
     </FlowShell>

@@ -1,4 +1,5 @@
 import { redirect } from "next/navigation";
+import { ClientMessages } from "@/lib/i18n/client-messages";
 import { getTranslations } from "next-intl/server";
 import { tenantSubject } from "@/lib/banking/tenants";
 import { getEnv } from "@/lib/env";
@@ -46,22 +47,24 @@ export default async function SetupPage({
           {flowT("noScript", { partner })}
         </p>
       </noscript>
-      <KeySetup
-        csrf={{
-          register: csrfToken(flow, "key-setup"),
-          startOver: csrfToken(flow, "start-over"),
-        }}
-        userId={user.userId}
-        email={user.email}
-        registeredPublicKey={user.publicKey}
-        issuer={getEnv().issuer}
-        subject={subject}
-        partner={partner}
-        service={SERVICE_NAME}
-        next={next}
-        startOver={(await searchParams)["start-over"] === "1"}
-        intro={t(user.publicKey ? "introExisting" : "intro", { service: SERVICE_NAME, partner })}
-      />
+      <ClientMessages namespaces={["Setup"]}>
+        <KeySetup
+          csrf={{
+            register: csrfToken(flow, "key-setup"),
+            startOver: csrfToken(flow, "start-over"),
+          }}
+          userId={user.userId}
+          email={user.email}
+          registeredPublicKey={user.publicKey}
+          issuer={getEnv().issuer}
+          subject={subject}
+          partner={partner}
+          service={SERVICE_NAME}
+          next={next}
+          startOver={(await searchParams)["start-over"] === "1"}
+          intro={t(user.publicKey ? "introExisting" : "intro", { service: SERVICE_NAME, partner })}
+        />
+      </ClientMessages>
     </FlowShell>
   );
 }

@@ -1,18 +1,11 @@
-import { getEnv } from "@/lib/env";
-import { jsonResponse } from "@/lib/http/respond";
-import { buildServerMetadata, METADATA_MAX_AGE_SECONDS } from "@/lib/oauth/metadata";
+import { DISCOVERY_HEADERS, discoveryBody } from "@/lib/http/discovery";
 
 export const dynamic = "force-dynamic";
 
+/**
+ * The service's HTTP server answers this path at the edge (lib/http/edge.ts);
+ * this handler serves the same bytes to anything that reaches Next directly.
+ */
 export function GET() {
-  const env = getEnv();
-  const metadata = buildServerMetadata({
-    issuer: env.issuer,
-    vendorBlock: env.vendorBlock,
-    documentationUrl: env.documentationUrl,
-    recipientKeyRequired: env.recipientKeyRequired,
-  });
-  return jsonResponse(metadata, {
-    headers: { "Cache-Control": `public, max-age=${METADATA_MAX_AGE_SECONDS}` },
-  });
+  return new Response(discoveryBody(), { headers: DISCOVERY_HEADERS });
 }

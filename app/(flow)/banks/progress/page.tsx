@@ -1,4 +1,5 @@
 import { redirect } from "next/navigation";
+import { ClientMessages } from "@/lib/i18n/client-messages";
 import { getTranslations } from "next-intl/server";
 import { findIngestStatus } from "@/lib/flow/bank-ingest";
 import { csrfToken } from "@/lib/flow/csrf";
@@ -59,14 +60,16 @@ export default async function BankProgressPage() {
       <noscript>
         <meta httpEquiv="refresh" content={String(REFRESH_SECONDS)} />
       </noscript>
-      <ProgressView
-        bank={status.bank.name}
-        initial={{
-          state: status.state,
-          accountsDone: status.accountsDone,
-          accountsTotal: status.accountsTotal,
-        }}
-      />
+      <ClientMessages namespaces={["BankProgress"]}>
+        <ProgressView
+          bank={status.bank.name}
+          initial={{
+            state: status.state,
+            accountsDone: status.accountsDone,
+            accountsTotal: status.accountsTotal,
+          }}
+        />
+      </ClientMessages>
     </FlowShell>
   );
 }

@@ -1,3 +1,8 @@
+// The smallest root layout Next accepts for a page.
 export default function Layout({ children }) {
-  return children;
+  return (
+    <html lang="en">
+      <body>{children}</body>
+    </html>
+  );
 }

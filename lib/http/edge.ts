@@ -1,0 +1,163 @@
+import { countRequest } from "../ratelimit/limiter";
+import { policyForPath } from "../ratelimit/policies";
+import { clientIpOf } from "./client-ip";
+import { discoveryAnswer } from "./discovery";
+import { refuseBeforeRouting, SERVED_METHODS } from "./request-guards";
+import {
+  baselineHeaders,
+  createNonce,
+  formActionAllowedAnywhere,
+  isRouteHandler,
+  pageCsp,
+  PATH_HEADER,
+} from "./security-headers";
+
+/**
+ * The edge: what runs for every request before Next routes it, called by the
+ * service's HTTP server (scripts/lib/http-server.ts) and free of any
+ * framework, so every way of running the service runs the same code
+ * (docs/edge.md). In this order:
+ * 1. Rate limits: per client address, 429 with no body and Retry-After.
+ * 2. Requests Next would answer with a 500 (unknown methods, malformed
+ *    percent-encoding in an id path): a 4xx instead (request-guards.ts).
+ * 3. Documents that are constants (discovery): answered here, from bytes
+ *    built once per process.
+ * 4. Security headers: every response gets the baseline; pages get a strict
+ *    CSP with a fresh nonce, which is also put on the request, where Next
+ *    reads it to nonce its own scripts. Route handlers keep their own
+ *    Content-Security-Policy and Referrer-Policy (the relay page's
+ *    no-referrer): a header set here would win over the handler's.
+ */
+
+export interface EdgeRequest {
+  method: string;
+  /** The path as routing sees it: dot segments resolved, percent-encoding kept. */
+  pathname: string;
+  /** The client address the HTTP server stamped (client-ip.ts). */
+  clientIp: string;
+}
+
+export interface EdgeSettings {
+  /** The service is reached over https: HSTS. */
+  https: boolean;
+  /** `npm run dev`: the page CSP allows what the bundler needs. */
+  development: boolean;
+}
+
+/** A complete answer given at the edge: Next never sees the request. */
+export interface EdgeAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string | null;
+}
+
+/** The request goes on to Next, with these headers set on the request and on its response. */
+export interface EdgePass {
+  requestHeaders: Record<string, string>;
+  responseHeaders: Record<string, string>;
+}
+
+export type EdgeOutcome = { answer: EdgeAnswer } | { pass: EdgePass };
+
+/**
+ * Request headers only the edge sets; whatever a client sent under these
+ * names is dropped. Next takes a page's script nonce from the request's CSP.
+ */
+export const EDGE_REQUEST_HEADERS: readonly string[] = [
+  "x-nonce",
+  PATH_HEADER,
+  "content-security-policy",
+  "content-security-policy-report-only",
+];
+
+export async function edge(request: EdgeRequest, settings: EdgeSettings): Promise<EdgeOutcome> {
+  const answered =
+    (await edgeRefusal(request)) ?? (await rateLimited(request)) ?? constant(request);
+  if (answered) {
+    Object.assign(answered.headers, baselineHeaders({ https: settings.https }));
+    return { answer: answered };
+  }
+  return { pass: passOn(request.pathname, settings) };
+}
+
+/** The edge for a fetch Request: what a fetch-style adapter (and the tests) call. */
+export function edgeForRequest(request: Request, settings: EdgeSettings): Promise<EdgeOutcome> {
+  return edge(
+    {
+      method: request.method,
+      pathname: new URL(request.url).pathname,
+      clientIp: clientIpOf(request),
+    },
+    settings,
+  );
+}
+
+async function rateLimited(request: EdgeRequest): Promise<EdgeAnswer | null> {
+  const policy = policyForPath(request.pathname);
+  if (!policy) return null;
+  const result = await countRequest(policy, request.clientIp);
+  if (result.allowed) return null;
+  // The service's own 429 carries no reason body.
+  return {
+    status: 429,
+    headers: { "Retry-After": String(result.retryAfterSeconds), "Cache-Control": "no-store" },
+    body: null,
+  };
+}
+
+/**
+ * A method Next does not serve: 405, with the baseline headers. Synchronous,
+ * so the server can answer before it looks at the body.
+ */
+export function methodRefusal(method: string, settings: EdgeSettings): EdgeAnswer | null {
+  if (SERVED_METHODS.has(method)) return null;
+  return {
+    status: 405,
+    headers: { Allow: [...SERVED_METHODS].join(", "), ...baselineHeaders(settings) },
+    body: null,
+  };
+}
+
+/** The request guards' refusal, if any (without the baseline headers, which edge() adds). */
+export async function edgeRefusal(
+  request: Pick<EdgeRequest, "method" | "pathname">,
+): Promise<EdgeAnswer | null> {
+  const refusal = refuseBeforeRouting(request.method, request.pathname);
+  if (!refusal) return null;
+  const headers: Record<string, string> = {};
+  refusal.headers.forEach((value, name) => (headers[name] = value));
+  const body = await refusal.text();
+  return { status: refusal.status, headers, body: body === "" ? null : body };
+}
+
+function constant(request: EdgeRequest): EdgeAnswer | null {
+  if (request.method !== "GET" && request.method !== "HEAD") return null;
+  return discoveryAnswer(request.pathname);
+}
+
+function passOn(pathname: string, settings: EdgeSettings): EdgePass {
+  // Route handlers choose their own CSP and Referrer-Policy; build assets carry no document.
+  if (isRouteHandler(pathname) || pathname.startsWith("/_next/")) {
+    return {
+      requestHeaders: {},
+      responseHeaders: baselineHeaders({ https: settings.https, routeHandler: true }),
+    };
+  }
+  const nonce = createNonce();
+  const csp = pageCsp(nonce, {
+    development: settings.development,
+    formActionAnywhere: formActionAllowedAnywhere(pathname),
+  });
+  return {
+    requestHeaders: { "x-nonce": nonce, [PATH_HEADER]: pathname, "content-security-policy": csp },
+    responseHeaders: {
+      ...baselineHeaders({ https: settings.https }),
+      "Content-Security-Policy": csp,
+    },
+  };
+}
+
+/** An edge answer as a fetch Response (for fetch-style adapters and tests). */
+export function answerResponse(answer: EdgeAnswer): Response {
+  return new Response(answer.body, { status: answer.status, headers: answer.headers });
+}
