@@ -184,6 +184,25 @@ describe("the PIN guess budget per client address", () => {
     expect(results.filter((result) => result.status === "too_many_failures")).toHaveLength(10);
   });
 
+  it("checks 20 of 30 simultaneous guesses whose clocks were read in another order than they commit", async () => {
+    // Each request reads the clock before it waits for the budget's lock: a
+    // guess that read an earlier time may be counted after one that read a
+    // later time, and must still see it.
+    const base = new Date();
+    const attacker = uniqueClientIp();
+    const challenges = await challengesFor(6, base);
+    const guesses = challenges.flatMap((asked, a) =>
+      Array.from({ length: 5 }, (_, i) => ({ asked, i, at: later(base, 30 - (a * 5 + i)) })),
+    );
+    const results = await Promise.all(
+      guesses.map(({ asked, i, at }) =>
+        guess(asked, wrongPin(asked.pin, i + 1), { clientIp: attacker, now: at }),
+      ),
+    );
+    expect(await checkedAttempts(challenges.map((asked) => asked.email))).toBe(20);
+    expect(results.filter((result) => result.status === "too_many_failures")).toHaveLength(10);
+  });
+
   it("counts an IPv6 client by its /64 and stores keyed hashes, never an address", async () => {
     expect(ipv6Prefix64("2001:db8::1")).toBe("2001:db8:0:0");
     expect(ipv6Prefix64("2001:0db8:00aa:0001:ffff:1:2:3")).toBe("2001:db8:aa:1");

@@ -123,9 +123,13 @@ export async function recordWrongPin(
 
 type FailureScope = { addressKey: string } | { clientKey: string };
 
+/**
+ * Failures since the window's start, with no upper bound: a request reads
+ * its clock before it waits for the budget's lock, so the failures recorded
+ * while it waited can carry a later time than its own and must count too.
+ */
 const inWindow = (windowMs: number, now: Date) => ({
   gt: new Date(now.getTime() - windowMs),
-  lte: now,
 });
 
 function countSince(tx: Tx, scope: FailureScope, windowMs: number, now: Date) {

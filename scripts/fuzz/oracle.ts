@@ -83,6 +83,12 @@ const FAMILY_CHECKS: Record<Family, Check> = {
   },
   cancel: (_request, answer) => {
     if (answer.status === 200) return relayPage(answer, ["access_denied"]);
+    // An ended flow or an older tab's token: the browser is sent to the error screen's way forward.
+    if (answer.status === 303) {
+      return /^(https?:\/\/[^/]+)?\/error(\?|$)/.test(answer.headers.location ?? "")
+        ? []
+        : [`a 303 to ${answer.headers.location ?? "nowhere"}, not the error screen`];
+    }
     return [...statusIn(answer, [400, 403]), ...errorBody(answer)];
   },
   data: (_request, answer) => {
@@ -91,7 +97,11 @@ const FAMILY_CHECKS: Record<Family, Check> = {
         answer,
         (v) =>
           Array.isArray(v) ||
-          (isRecord(v) && Array.isArray(v.items) && typeof v.total === "number"),
+          (isRecord(v) && Array.isArray(v.items) && typeof v.total === "number") ||
+          // A page of the accounts list: items and the next page's cursor (or null).
+          (isRecord(v) &&
+            Array.isArray(v.items) &&
+            (v.next === null || typeof v.next === "string")),
       );
     if (answer.status === 401 || answer.status === 403) return bearerRefusal(answer);
     return [...statusIn(answer, [400, 404]), ...errorBody(answer, { description: "optional" })];

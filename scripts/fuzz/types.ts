@@ -9,7 +9,7 @@ export type Family =
   | "oauth-revoke" // 200 with no body, or RFC 6749 §5.2 JSON
   | "oauth-bearer" // userinfo: RFC 6750 JSON with WWW-Authenticate: Bearer
   | "authorize" // 400 JSON before client and redirect URI are verified, then the relay page
-  | "cancel" // JSON {error, error_description}, or the access_denied relay page
+  | "cancel" // JSON {error, error_description}, the access_denied relay page, or 303 to /error
   | "data" // CONTRACT §7: JSON, RFC 6750 401/403, Error 400/404
   | "sync" // CONTRACT §7.4: problem JSON {status, reason}
   | "partner" // owner session API: JSON {error, error_description?}
