@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { getEnv } from "../env";
+import { GRANTS, GRANT_TYPES } from "../oauth/grants";
 import { DEFAULT_PAGE_SIZE, MAX_OFFSET, MAX_PAGE_SIZE } from "./paging";
 import "../audit/wire";
 import "../oauth/schemas";
@@ -51,6 +52,22 @@ const form = (properties: Record<string, object>, required: string[]) => ({
 });
 const str = { type: "string" };
 /** RFC 8288: the next page's address, when there is one. */
+/**
+ * The token request: grant_type names a row of the grant table; each
+ * grant's parameters are listed, and those every grant requires are required.
+ */
+function tokenRequestBody() {
+  const grants = Object.values(GRANTS);
+  const properties: Record<string, object> = { grant_type: { enum: [...GRANT_TYPES] } };
+  for (const grant of grants) for (const { wire } of grant.parameters) properties[wire] = str;
+  const required = Object.keys(properties).filter(
+    (name) =>
+      name !== "grant_type" &&
+      grants.every((grant) => grant.parameters.some((p) => p.wire === name && p.required)),
+  );
+  return form({ ...properties, client_id: str, client_secret: str }, ["grant_type", ...required]);
+}
+
 const linkHeader = {
   description: 'The next page: <…?limit=…&cursor=…>; rel="next"',
   schema: str,
@@ -97,17 +114,7 @@ function paths() {
       post: {
         summary: "Exchange the code for an API key",
         security: clientAuth,
-        requestBody: form(
-          {
-            grant_type: { const: "authorization_code" },
-            code: str,
-            code_verifier: str,
-            redirect_uri: str,
-            client_id: str,
-            client_secret: str,
-          },
-          ["grant_type", "code", "code_verifier"],
-        ),
+        requestBody: tokenRequestBody(),
         responses: {
           "200": json(ref("TokenResponse")),
           "400": error(

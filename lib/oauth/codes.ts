@@ -4,12 +4,7 @@ import { db, type Prisma } from "../db/client";
 import { queryOne, sql } from "../db/sql";
 import { keyedHash } from "../crypto/keyed-hash";
 import { randomToken } from "../crypto/random";
-import {
-  API_KEY_LIFETIME_SECONDS,
-  generateApiKey,
-  hashApiKey,
-  shownPrefix,
-} from "../keys/api-keys";
+import { mintApiKey, type MintedKey } from "../keys/mint";
 import { OAuthError } from "./errors";
 import { isWellFormedVerifier, toS256Challenge } from "./pkce";
 
@@ -96,21 +91,20 @@ interface Consumed {
  */
 async function consumeAndMint(
   request: Redemption,
-  key: { id: string; apiKey: string; partnerId: string | null },
+  key: MintedKey,
   now: Date,
 ): Promise<Consumed | null> {
   const challenge = isWellFormedVerifier(request.codeVerifier)
     ? toS256Challenge(request.codeVerifier)
     : null;
-  const prefix = shownPrefix(key.apiKey);
   const event = keyIssuedColumns({
     clientId: request.clientId,
     partnerId: key.partnerId,
-    prefix,
+    prefix: key.prefix,
     clientIp: request.clientIp ?? null,
     at: now,
   });
-  const expiresAt = new Date(now.getTime() + API_KEY_LIFETIME_SECONDS * 1000);
+  const expiresAt = new Date(now.getTime() + key.expiresInSeconds * 1000);
   return queryOne<Consumed>(sql`
     WITH consumed AS (
       UPDATE "AuthorizationCode" c
@@ -127,7 +121,7 @@ async function consumeAndMint(
     ), minted AS (
       INSERT INTO "ApiKey" ("id", "keyHash", "prefix", "tenantId", "clientId", "scope",
                             "createdAt", "expiresAt")
-      SELECT "apiKeyId", ${hashApiKey(key.apiKey)}::text, ${prefix}::text, "tenantId", "clientId",
+      SELECT "apiKeyId", ${key.keyHash}::text, ${key.prefix}::text, "tenantId", "clientId",
              "scope", ${now}::timestamp, ${expiresAt}::timestamp
         FROM consumed WHERE "apiKeyId" IS NOT NULL
     ), recorded AS (
@@ -187,17 +181,13 @@ export async function redeemAuthorizationCode(
   request: Redemption,
   now = new Date(),
 ): Promise<IssuedKey> {
-  const apiKey = generateApiKey();
-  const consumed = await consumeAndMint(
-    request,
-    { id: randomUUID(), apiKey, partnerId: request.partnerId },
-    now,
-  );
+  const key = mintApiKey(request.partnerId);
+  const consumed = await consumeAndMint(request, key, now);
   if (!consumed) await revokeReplayedKey(request, now);
   if (!consumed?.issued) throw invalidGrant();
   return {
-    apiKey,
-    expiresInSeconds: API_KEY_LIFETIME_SECONDS,
+    apiKey: key.apiKey,
+    expiresInSeconds: key.expiresInSeconds,
     scope: consumed.scope,
     subject: consumed.subject,
   };

@@ -1,3 +1,5 @@
+import { GRANT_TYPES } from "./grants";
+
 /**
  * RFC 8414 server metadata (SPEC 2.1, CONTRACT §1). The vendor block's name
  * is a deployment setting; the published SDKs expect `open_banking_io`.
@@ -28,7 +30,7 @@ export function buildServerMetadata(settings: MetadataSettings) {
     scopes_supported: [SCOPE],
     response_types_supported: ["code"],
     response_modes_supported: ["form_post"],
-    grant_types_supported: ["authorization_code"],
+    grant_types_supported: [...GRANT_TYPES],
     token_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
     revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
     code_challenge_methods_supported: ["S256"],

@@ -8,26 +8,18 @@ import {
   readClientCredentials,
   usesBasicAuth,
 } from "./client-auth";
-import { redeemAuthorizationCode } from "./codes";
+import { grantFor, requireGrantParameters, type TokenParams } from "./grants";
 import { assertNoDuplicates, bodyKind, optionalParam, readBodyText } from "./params";
 import { oauthErrorResponse, oauthJson } from "./responses";
 import type { TokenResponse } from "./schemas";
 
 /**
- * POST /oauth/token (SPEC 4.3, 7.2; CONTRACT §4): a form body, or the
+ * POST /oauth/token (RFC 6749 §3.2; /docs/token): a form body, or the
  * first-generation JSON body {code, codeVerifier, clientId, clientSecret}.
- * Rules run in a visible order: body → grant type → parameters → client →
- * the client's partner not suspended → code.
+ * Rules run in a visible order: body → grant type (lib/oauth/grants) →
+ * the grant's parameters → client → the client's partner not suspended →
+ * the grant issues the key.
  */
-
-interface TokenParams {
-  grantType: string | null;
-  code: string | null;
-  codeVerifier: string | null;
-  redirectUri: string | null;
-  clientId: string | null;
-  clientSecret: string | null;
-}
 
 const firstGenerationBodySchema = z.looseObject({
   grant_type: z.string().optional(),
@@ -83,37 +75,17 @@ async function parseTokenParams(request: Request): Promise<TokenParams> {
   };
 }
 
-function assertGrantType(grantType: string | null): void {
-  if (grantType === null) throw new OAuthError("invalid_request", "grant_type is required");
-  if (grantType !== "authorization_code") {
-    throw new OAuthError("unsupported_grant_type", "only authorization_code is supported");
-  }
-}
-
-function requireParam(value: string | null, name: string): string {
-  if (value === null) throw new OAuthError("invalid_request", `${name} is required`);
-  return value;
-}
-
 export async function handleTokenRequest(request: Request): Promise<Response> {
   const basic = usesBasicAuth(request);
   try {
     const params = await parseTokenParams(request);
-    assertGrantType(params.grantType);
-    const code = requireParam(params.code, "code");
-    const codeVerifier = requireParam(params.codeVerifier, "code_verifier");
+    const grant = grantFor(params.grantType);
+    requireGrantParameters(grant, params);
     const client = await authenticateClient(readClientCredentials(request, params));
     assertClientMayObtainKeys(client);
-    const issued = await redeemAuthorizationCode({
-      code,
-      codeVerifier,
-      clientId: client.id,
-      partnerId: client.partnerId,
-      redirectUri: params.redirectUri,
-      clientIp: clientIpOf(request),
-    });
+    const issued = await grant.issue({ params, client, clientIp: clientIpOf(request) });
     const issuer = getEnv().issuer;
-    // SPEC 2.3, with the first-generation fields apiKey, apiBaseUrl and user.
+    // RFC 6749 §5.1, with the first-generation fields apiKey, apiBaseUrl and user (/docs/token).
     return oauthJson({
       access_token: issued.apiKey,
       token_type: "Bearer",
