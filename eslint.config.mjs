@@ -35,6 +35,11 @@ const DRIVER_IMPORTS = {
   message: "Only lib/db may touch the database driver; write SQL with lib/db/sql.ts.",
   allowTypeImports: true,
 };
+const QUERY_IMPORTS = {
+  group: ["@/lib/db/client", "@/lib/db/sql", "**/lib/db/client", "**/lib/db/sql"],
+  message: "Pages and route handlers do not query the database: call a function of lib/.",
+  allowTypeImports: true,
+};
 const TOOLING_IMPORTS = {
   group: ["**/scripts/*", "**/scripts/**", "**/e2e/*", "**/test/*"],
   message: "Product code must not depend on tooling (scripts/, e2e/, test/).",
@@ -118,7 +123,7 @@ export default defineConfig([
     rules: {
       "@typescript-eslint/no-restricted-imports": [
         "error",
-        { patterns: [PRISMA_IMPORTS, DRIVER_IMPORTS, TOOLING_IMPORTS] },
+        { patterns: [PRISMA_IMPORTS, DRIVER_IMPORTS, QUERY_IMPORTS, TOOLING_IMPORTS] },
       ],
     },
   },

@@ -49,6 +49,22 @@ describe("import fences", () => {
     );
   });
 
+  it("pages and route handlers do not query the database", async () => {
+    const code = 'import { db } from "@/lib/db/client";\nexport const x = db;\n';
+    expect(await ruleIds(code, "app/(flow)/consent/fence-probe.tsx")).toContain(
+      "@typescript-eslint/no-restricted-imports",
+    );
+    const sql = 'import { query } from "@/lib/db/sql";\nexport const x = query;\n';
+    expect(await ruleIds(sql, "app/api/fence-probe.ts")).toContain(
+      "@typescript-eslint/no-restricted-imports",
+    );
+    const viaLib =
+      'import { connectedBanks } from "@/lib/flow/connections";\nexport const x = connectedBanks;\n';
+    expect(await ruleIds(viaLib, "app/(flow)/consent/fence-probe.tsx")).not.toContain(
+      "@typescript-eslint/no-restricted-imports",
+    );
+  });
+
   it("type-only imports of generated models are allowed", async () => {
     const code = 'import type { Client } from "../db/generated/client";\nexport type X = Client;\n';
     expect(await ruleIds(code, "lib/oauth/fence-probe.ts")).not.toContain(

@@ -3,7 +3,6 @@ import { ClientMessages } from "@/lib/i18n/client-messages";
 import { redirect } from "next/navigation";
 import { getLocale, getTranslations } from "next-intl/server";
 import { tenantSubject } from "@/lib/banking/tenants";
-import { db } from "@/lib/db/client";
 import {
   initialsOf,
   isPopular,
@@ -12,6 +11,7 @@ import {
   type PickerBank,
 } from "@/lib/flow/bank-list";
 import { lastCountryCookieName } from "@/lib/flow/banks";
+import { connectedBanks } from "@/lib/flow/connections";
 import { csrfToken } from "@/lib/flow/csrf";
 import { FLOW_ENDED_PATH } from "@/lib/flow/dead-ends";
 import { upstream } from "@/lib/upstream";
@@ -61,23 +61,9 @@ export default async function BanksPage({ searchParams }: { searchParams: Promis
   });
   const psuType = single(search.type) === "business" ? "business" : "personal";
 
-  const connections = await db().connection.findMany({
-    where: {
-      tenant: {
-        subject: tenantSubject(flow.client.partner?.id ?? null, {
-          id: user.userId,
-          email: user.email,
-        }),
-      },
-    },
-    select: {
-      id: true,
-      aspspName: true,
-      aspspCountry: true,
-      _count: { select: { accounts: true } },
-    },
-    orderBy: { createdAt: "asc" },
-  });
+  const connections = await connectedBanks(
+    tenantSubject(flow.client.partner?.id ?? null, { id: user.userId, email: user.email }),
+  );
   const csrf = csrfToken(flow, "bank");
 
   return (
@@ -111,7 +97,7 @@ export default async function BanksPage({ searchParams }: { searchParams: Promis
                   <span className="bank-row-name">{connection.aspspName}</span>
                   <span className="bank-row-meta">
                     {countryName(connection.aspspCountry)} ·{" "}
-                    {t("accounts", { count: connection._count.accounts })}
+                    {t("accounts", { count: connection.accountCount })}
                   </span>
                 </span>
               </li>

@@ -2,7 +2,7 @@ import { redirect } from "next/navigation";
 import { ClientMessages } from "@/lib/i18n/client-messages";
 import { getLocale, getTranslations } from "next-intl/server";
 import { tenantSubject } from "@/lib/banking/tenants";
-import { db } from "@/lib/db/client";
+import { connectedBanks } from "@/lib/flow/connections";
 import { csrfToken } from "@/lib/flow/csrf";
 import { FLOW_ENDED_PATH } from "@/lib/flow/dead-ends";
 import { keyModeFor } from "@/lib/flow/flows";
@@ -27,11 +27,7 @@ export default async function ConsentPage() {
     email: user.email,
   });
   const keyMode = await keyModeFor(flow.client.partner, subject);
-  const connections = await db().connection.findMany({
-    where: { tenant: { subject } },
-    select: { id: true, aspspName: true, aspspCountry: true },
-    orderBy: { createdAt: "asc" },
-  });
+  const connections = await connectedBanks(subject);
   if (keyMode === "user" && !user.publicKey) redirect("/setup");
   if (keyMode === "user" && connections.length === 0) redirect("/banks");
 
