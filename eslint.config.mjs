@@ -5,6 +5,33 @@ import nextTs from "eslint-config-next/typescript";
 // Import fences (STYLE.md layout): lib/ is the product and stays framework-free
 // except its http and i18n glue; only lib/db touches Prisma; only lib/env.ts
 // reads process.env.
+// The wings of lib/, from the top floor down: a wing imports only wings on
+// floors below its own, so every import points down (README, "How it is
+// built"). A new wing takes the floor above everything it uses.
+const LIB_FLOORS = [
+  ["flow"],
+  ["api"],
+  ["partners"],
+  ["oauth"],
+  ["auth", "banking", "keys"],
+  ["audit", "demo", "mail", "upstream"],
+  ["http"],
+  ["db", "ratelimit"],
+  ["crypto", "log"],
+  ["docs", "env", "i18n"],
+];
+const wingPath = (wing) => (["env", "log"].includes(wing) ? `./lib/${wing}.ts` : `./lib/${wing}`);
+const IMPORT_DIRECTION_ZONES = LIB_FLOORS.flatMap((floor, index) =>
+  floor.map((wing) => ({
+    target: wingPath(wing),
+    from: LIB_FLOORS.slice(0, index + 1)
+      .flat()
+      .filter((other) => other !== wing)
+      .map(wingPath),
+    message: `lib/${wing} may import only the wings on floors below its own (eslint.config.mjs, LIB_FLOORS).`,
+  })),
+);
+
 const FRAMEWORK_IMPORTS = {
   group: [
     "next",
@@ -82,6 +109,12 @@ export default defineConfig([
     files: ["**/*.{ts,tsx,mts,mjs,js}"],
     ignores: ["lib/env.ts"],
     rules: PROCESS_ENV_RULES,
+  },
+  {
+    // Tests set up their world across wings; the product's imports point down.
+    files: ["lib/**/*.{ts,tsx}"],
+    ignores: ["**/*.test.ts", "**/*.test.tsx"],
+    rules: { "import/no-restricted-paths": ["error", { zones: IMPORT_DIRECTION_ZONES }] },
   },
   {
     files: ["lib/**/*.{ts,tsx}"],

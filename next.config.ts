@@ -3,7 +3,7 @@ import createNextIntlPlugin from "next-intl/plugin";
 import { checkSettings, rawSetting, stageOfNextPhase } from "./lib/env";
 
 const withNextIntl = createNextIntlPlugin({
-  requestConfig: "./lib/i18n/request.ts",
+  requestConfig: "./i18n/request.ts",
   experimental: {
     // Messages are compiled at build time: the browser gets no ICU parser.
     messages: { path: "./messages", format: "json", locales: "infer", precompile: true },

@@ -5,7 +5,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { db, disconnectDb } from "../lib/db/client";
 import { childEnv, getEnv } from "../lib/env";
 import { OutboxMailer } from "../lib/mail/outbox";
-import { handleAuthorizeRequest, PARTNER_SUSPENDED } from "../lib/oauth/authorize";
+import { handleAuthorizeRequest } from "../lib/flow/start";
+import { PARTNER_SUSPENDED } from "../lib/oauth/authorize";
 import { toS256Challenge } from "../lib/oauth/pkce";
 import { createClient } from "../lib/partners/clients";
 import {

@@ -2,7 +2,7 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLIENT_IP_HEADER } from "../lib/http/client-ip";
-import { DISCOVERY_PATH, discoveryBody } from "../lib/http/discovery";
+import { DISCOVERY_PATH, discoveryAnswer, discoveryBody } from "../lib/oauth/discovery";
 import {
   answerResponse,
   edgeForRequest,
@@ -22,7 +22,7 @@ import { atWindowStart } from "./rate-windows";
 
 let counter = 0;
 const freshIp = () => `203.0.113.${(counter += 1) % 250}-${process.pid}-${Date.now()}`;
-const HTTP: EdgeSettings = { https: false, development: false };
+const HTTP: EdgeSettings = { https: false, development: false, constants: discoveryAnswer };
 
 function request(path: string, ip: string, headers: Record<string, string> = {}, method = "GET") {
   return new Request(`http://localhost:3000${path}`, {

@@ -1,7 +1,7 @@
 import { ESLint } from "eslint";
 import { describe, expect, it } from "vitest";
 
-/** The import fences of STYLE.md fail the lint when broken. */
+/** The import fences (README, "How it is built") fail the lint when broken. */
 const eslint = new ESLint();
 
 async function ruleIds(code: string, filePath: string): Promise<string[]> {
@@ -62,6 +62,28 @@ describe("import fences", () => {
       'import { connectedBanks } from "@/lib/flow/connections";\nexport const x = connectedBanks;\n';
     expect(await ruleIds(viaLib, "app/(flow)/consent/fence-probe.tsx")).not.toContain(
       "@typescript-eslint/no-restricted-imports",
+    );
+  });
+
+  it("imports in lib/ point down the wings' floors, never up or across", async () => {
+    const up = 'import { createFlow } from "../flow/flows";\nexport const x = createFlow;\n';
+    expect(await ruleIds(up, "lib/oauth/fence-probe.ts")).toContain("import/no-restricted-paths");
+    const across = 'import { connect } from "../upstream";\nexport const x = connect;\n';
+    expect(await ruleIds(across, "lib/mail/fence-probe.ts")).toContain(
+      "import/no-restricted-paths",
+    );
+    const deep =
+      'import { isValidCsrfToken } from "../../flow/csrf";\nexport const x = isValidCsrfToken;\n';
+    expect(await ruleIds(deep, "lib/upstream/sandbox/fence-probe.ts")).toContain(
+      "import/no-restricted-paths",
+    );
+    const down = 'import { OAuthError } from "../oauth/errors";\nexport const x = OAuthError;\n';
+    expect(await ruleIds(down, "lib/flow/fence-probe.ts")).not.toContain(
+      "import/no-restricted-paths",
+    );
+    const inside = 'import { OAuthError } from "./errors";\nexport const x = OAuthError;\n';
+    expect(await ruleIds(inside, "lib/oauth/fence-probe.ts")).not.toContain(
+      "import/no-restricted-paths",
     );
   });
 

@@ -1,5 +1,5 @@
 import { isDatabaseUnavailable, OUTAGE_RETRY_AFTER_SECONDS } from "../db/faults";
-import { authenticateApiKeyRequest, refuseOutsideScope } from "../keys/api-key-auth";
+import { authenticateApiKeyRequest, refuseOutsideScope } from "../oauth/bearer";
 import type { ApiKeyPrincipal } from "../keys/api-keys";
 import { log } from "../log";
 import { apiJson } from "./data";

@@ -1,4 +1,3 @@
-import type { BrandingField } from "../partners/branding-record";
 import type { AuditContext } from "./events";
 import { type AuditWriter, recordAuditEvent } from "./record";
 
@@ -49,7 +48,7 @@ export function recordOwnerAdded(
 export async function recordBrandingChanged(
   tx: AuditWriter,
   partnerId: string,
-  fields: BrandingField[],
+  fields: readonly string[],
   context: AuditContext,
 ): Promise<void> {
   if (fields.length === 0) return;
@@ -57,7 +56,7 @@ export async function recordBrandingChanged(
     context,
     partnerId,
     type: "partner.branding_changed",
-    details: { fields },
+    details: { fields: [...fields] },
   });
 }
 

@@ -5,7 +5,7 @@ import type { Locale } from "../i18n/locales";
 import { log } from "../log";
 import { mailer } from "../mail";
 import { renderLoginMail } from "../mail/templates/login";
-import { emailSchema } from "./email";
+import { emailSchema } from "../mail/address";
 import {
   hashBrowserNonce,
   hashLinkToken,

@@ -1,7 +1,7 @@
 import type { LoginChallenge } from "../db/generated/client";
 import { recordSignIn, recordSignInRefusal, type SignInRefusal } from "../audit/sign-in";
 import { db, type Prisma } from "../db/client";
-import { normalizeEmail } from "./email";
+import { normalizeEmail } from "../mail/address";
 import {
   hashBrowserNonce,
   hashLinkToken,

@@ -14,7 +14,7 @@ import {
   tokenRequest,
   type TestClient,
 } from "@/test/oauth-fixtures";
-import { handleAuthorizeRequest } from "../oauth/authorize";
+import { handleAuthorizeRequest } from "../flow/start";
 import { handleRevokeRequest } from "../oauth/revoke";
 import { handleTokenRequest } from "../oauth/token";
 import { handleUserinfoRequest } from "../oauth/userinfo";

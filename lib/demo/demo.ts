@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from "node:crypto";
+import { isSameOrigin } from "../http/origin";
 import { db, type Prisma } from "../db/client";
 import { getEnv } from "../env";
 import { cookieName, readCookie, serializeCookie } from "../http/cookies";
@@ -102,11 +103,6 @@ export function parseSteps(value: unknown): DemoStep[] {
       ? [{ label, detail, ok: ok !== false }]
       : [];
   });
-}
-
-/** The browser's POSTs come from the demo page, on this origin (DESIGN.md §8). */
-function isSameOrigin(request: Request): boolean {
-  return request.headers.get("origin") === new URL(getEnv().issuer).origin;
 }
 
 /** The per-browser token of the start form (no session exists yet). */

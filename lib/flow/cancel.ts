@@ -6,7 +6,8 @@ import { OAuthError, toErrorBody } from "../oauth/errors";
 import { bodyKind, readBodyText } from "../oauth/params";
 import { errorFields, relayResponse } from "../oauth/relay";
 import { oauthJson } from "../oauth/responses";
-import { isSameOrigin, isStaleTabToken, isValidCsrfToken } from "./csrf";
+import { isStaleTabToken, isValidCsrfToken } from "./csrf";
+import { isSameOrigin } from "../http/origin";
 import { FLOW_ENDED_PATH, seeOther, STALE_TAB_PATH } from "./dead-ends";
 import { findBrowserFlow } from "./flows";
 

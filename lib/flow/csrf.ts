@@ -1,7 +1,6 @@
 import { createHmac } from "node:crypto";
 import { timingSafeEqualString } from "../crypto/constant-time";
 import { db } from "../db/client";
-import { getEnv } from "../env";
 
 /**
  * CSRF protection for the flow's browser POSTs (DESIGN.md §8): a token bound
@@ -53,10 +52,4 @@ export async function isStaleTabToken(
     select: { id: true, csrfSecret: true },
   });
   return earlier !== null && isValidCsrfToken(earlier, action, presented);
-}
-
-/** The request's Origin is this service's (browsers send it on every POST). */
-export function isSameOrigin(request: Request): boolean {
-  const origin = request.headers.get("origin");
-  return origin !== null && origin === new URL(getEnv().issuer).origin;
 }

@@ -3,7 +3,7 @@ import * as accountsRoute from "@/app/api/accounts/route";
 import { ensureTenant, tenantSubject } from "../banking/tenants";
 import { generateKeyPair, openJson } from "../crypto/envelope";
 import { db } from "../db/client";
-import { handleAuthorizeRequest } from "../oauth/authorize";
+import { handleAuthorizeRequest } from "./start";
 import { toS256Challenge } from "../oauth/pkce";
 import { handleTokenRequest } from "../oauth/token";
 import { connectBank } from "../../test/bank-data";

@@ -3,7 +3,8 @@ import { parseRawPublicKey } from "../crypto/envelope";
 import { db } from "../db/client";
 import { readBodyTextOrRefuse } from "../http/body-limits";
 import { jsonResponse } from "../http/respond";
-import { isSameOrigin, isValidCsrfToken, type FlowAction } from "./csrf";
+import { isValidCsrfToken, type FlowAction } from "./csrf";
+import { isSameOrigin } from "../http/origin";
 import { findBrowserFlow } from "./flows";
 import { resolveNextStep } from "./steps";
 

@@ -1,7 +1,7 @@
 import { endBrowserSession, findSignedInUser, signOutToken } from "../auth/sessions";
 import { timingSafeEqualString } from "../crypto/constant-time";
 import { flowLoginPath } from "./continue";
-import { isSameOrigin } from "./csrf";
+import { isSameOrigin } from "../http/origin";
 import { detachUser, findBrowserFlow } from "./flows";
 
 /**

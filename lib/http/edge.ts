@@ -1,7 +1,6 @@
 import { countRequest } from "../ratelimit/limiter";
 import { policyForPath } from "../ratelimit/policies";
 import { clientIpOf } from "./client-ip";
-import { discoveryAnswer } from "./discovery";
 import { refuseBeforeRouting, SERVED_METHODS } from "./request-guards";
 import {
   baselineHeaders,
@@ -42,6 +41,11 @@ export interface EdgeSettings {
   https: boolean;
   /** `npm run dev`: the page CSP allows what the bundler needs. */
   development: boolean;
+  /**
+   * Documents that are constants of the process (discovery), answered from
+   * their bytes without entering Next: the answer for a path, or null.
+   */
+  constants?: (pathname: string) => (Omit<EdgeAnswer, "body"> & { body: string }) | null;
 }
 
 /** A complete answer given at the edge: Next never sees the request. */
@@ -72,7 +76,7 @@ export const EDGE_REQUEST_HEADERS: readonly string[] = [
 
 export async function edge(request: EdgeRequest, settings: EdgeSettings): Promise<EdgeOutcome> {
   const answered =
-    (await edgeRefusal(request)) ?? (await rateLimited(request)) ?? constant(request);
+    (await edgeRefusal(request)) ?? (await rateLimited(request)) ?? constant(request, settings);
   if (answered) {
     Object.assign(answered.headers, baselineHeaders({ https: settings.https }));
     return { answer: answered };
@@ -130,9 +134,9 @@ export async function edgeRefusal(
   return { status: refusal.status, headers, body: body === "" ? null : body };
 }
 
-function constant(request: EdgeRequest): EdgeAnswer | null {
+function constant(request: EdgeRequest, settings: EdgeSettings): EdgeAnswer | null {
   if (request.method !== "GET" && request.method !== "HEAD") return null;
-  return discoveryAnswer(request.pathname);
+  return settings.constants?.(request.pathname) ?? null;
 }
 
 function passOn(pathname: string, settings: EdgeSettings): EdgePass {

@@ -1,4 +1,4 @@
-import { normalizeEmail } from "../auth/email";
+import { normalizeEmail } from "./address";
 import { db } from "../db/client";
 import { log } from "../log";
 import type { Mailer, MailMessage } from "./types";

@@ -5,7 +5,7 @@
  */
 
 export interface MailMessage {
-  /** A normalized address (lib/auth/email.ts). */
+  /** A normalized address (./address.ts). */
   to: string;
   subject: string;
   /** The plain-text part; every mail has one. */

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { db } from "../db/client";
 import { setSetting } from "../env";
 import { toS256Challenge } from "./pkce";
-import { PARTNER_KEY_MISSING, PARTNER_SUSPENDED, handleAuthorizeRequest } from "./authorize";
+import { handleAuthorizeRequest } from "../flow/start";
+import { PARTNER_KEY_MISSING, PARTNER_SUSPENDED } from "./authorize";
 import {
   createTestClient,
   createTestUser,

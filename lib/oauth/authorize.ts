@@ -1,9 +1,6 @@
-import { findSignedInUser } from "../auth/sessions";
-import { tenantSubject } from "../banking/tenants";
 import { db } from "../db/client";
 import { getEnv } from "../env";
 import { canNameClient } from "../keys/client-credentials";
-import { attachUser, createFlow, keyModeFor } from "../flow/flows";
 import { fromUiLocales, negotiateLocale } from "../i18n/locales";
 import { relayLabels } from "../i18n/translate";
 import { log } from "../log";
@@ -170,16 +167,37 @@ function checkPartnerAvailable(client: AuthorizeClient): void {
   }
 }
 
-function redirect(location: string, setCookie?: string): Response {
-  const headers = new Headers({ Location: location, "Cache-Control": "no-store" });
-  if (setCookie) headers.append("Set-Cookie", setCookie);
-  return new Response(null, { status: 303, headers });
+/** A checked authorization request: what the flow that serves it is made of. */
+export interface Authorization {
+  client: AuthorizeClient;
+  redirectUri: string;
+  codeChallenge: string;
+  scope: string;
+  state: string | null;
+  renewConnectionId: string | null;
+  /** The ui_locales the partner asked for, as the flow keeps it. */
+  locale: string | null;
+  loginHint: string | null;
+  challenge: "pin_code" | null;
 }
 
-export async function handleAuthorizeRequest(request: Request): Promise<Response> {
-  const url = new URL(request.url);
-  const params = url.searchParams;
-  const issuer = getEnv().issuer;
+export type AuthorizeCheck =
+  | { ok: false; response: Response }
+  | {
+      ok: true;
+      authorization: Authorization;
+      /** The error relay to the verified redirect URI, for a failure after the checks. */
+      refuse: (error: unknown) => Promise<Response>;
+    };
+
+/**
+ * The rules of an authorization request in their order. A request whose
+ * client or redirect URI is not verified gets its 400 (or outage) JSON here;
+ * any later refusal is the error relay to the verified redirect URI.
+ * Starting the flow that serves a valid request is lib/flow/start.ts.
+ */
+export async function checkAuthorizeRequest(request: Request): Promise<AuthorizeCheck> {
+  const params = new URL(request.url).searchParams;
 
   let client: AuthorizeClient;
   let redirectUri: string;
@@ -193,52 +211,13 @@ export async function handleAuthorizeRequest(request: Request): Promise<Response
     if (oauthError.code === "server_error")
       log.error("authorize.server_error", { error: oauthError.cause });
     const status = oauthError.status >= 500 ? oauthError.status : 400;
-    return withRetryAfter(oauthJson(toErrorBody(oauthError), status), oauthError);
+    return {
+      ok: false,
+      response: withRetryAfter(oauthJson(toErrorBody(oauthError), status), oauthError),
+    };
   }
 
-  const state = params.get("state");
-  try {
-    assertNoDuplicateParams(params);
-    assertNoNulCharacters(params);
-    checkResponseType(params, client.id);
-    checkResponseMode(params);
-    const codeChallenge = checkCodeChallenge(params);
-    const scope = checkScope(params);
-    const checkedState = checkState(params);
-    const renewConnectionId = checkRenewConnection(params);
-    checkPartnerAvailable(client);
-
-    const loginHint = optionalParam(params, "login_hint");
-    const { flowId, setCookie } = await createFlow({
-      clientId: client.id,
-      redirectUri,
-      state: checkedState,
-      codeChallenge,
-      scope,
-      locale: fromUiLocales(params.get("ui_locales")),
-      loginHint: loginHint && loginHint.length <= MAX_LOGIN_HINT_LENGTH ? loginHint : null,
-      // SPEC 4.2: any other challenge value is ignored.
-      challenge: optionalParam(params, "challenge") === "pin_code" ? "pin_code" : null,
-      renewConnectionId,
-    });
-
-    const user = await findSignedInUser(request);
-    if (!user) {
-      const returnUrl = `${issuer}${url.pathname}${url.search}`;
-      return redirect(`/login?${new URLSearchParams({ returnUrl })}`, setCookie);
-    }
-    const subject = tenantSubject(client.partner?.id ?? null, {
-      id: user.userId,
-      email: user.email,
-    });
-    const next = await attachUser(
-      { id: flowId, renewConnectionId },
-      { id: user.userId, publicKey: user.publicKey },
-      await keyModeFor(client.partner, subject),
-      subject,
-    );
-    return redirect(next.path, setCookie);
-  } catch (error) {
+  const refuse = async (error: unknown): Promise<Response> => {
     const oauthError = toOAuthError(error);
     if (oauthError.code === "server_error")
       log.error("authorize.server_error", { error: oauthError.cause });
@@ -252,10 +231,41 @@ export async function handleAuthorizeRequest(request: Request): Promise<Response
       errorFields({
         error: oauthError.code,
         description: oauthError.description,
-        iss: issuer,
-        state,
+        iss: getEnv().issuer,
+        state: params.get("state"),
       }),
       await relayLabels(locale),
     );
+  };
+
+  try {
+    assertNoDuplicateParams(params);
+    assertNoNulCharacters(params);
+    checkResponseType(params, client.id);
+    checkResponseMode(params);
+    const codeChallenge = checkCodeChallenge(params);
+    const scope = checkScope(params);
+    const state = checkState(params);
+    const renewConnectionId = checkRenewConnection(params);
+    checkPartnerAvailable(client);
+    const loginHint = optionalParam(params, "login_hint");
+    return {
+      ok: true,
+      refuse,
+      authorization: {
+        client,
+        redirectUri,
+        codeChallenge,
+        scope,
+        state,
+        renewConnectionId,
+        locale: fromUiLocales(params.get("ui_locales")),
+        loginHint: loginHint && loginHint.length <= MAX_LOGIN_HINT_LENGTH ? loginHint : null,
+        // Any other challenge value is ignored (/docs/flow).
+        challenge: optionalParam(params, "challenge") === "pin_code" ? "pin_code" : null,
+      },
+    };
+  } catch (error) {
+    return { ok: false, response: await refuse(error) };
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { db } from "../db/client";
 import { hashApiKey } from "../keys/api-keys";
-import { refuseOutsideScope } from "../keys/api-key-auth";
+import { refuseOutsideScope } from "./bearer";
 import { handleUserinfoRequest } from "./userinfo";
 import { createTestClient, ISSUER, mintApiKey } from "../../test/oauth-fixtures";
 

@@ -1,4 +1,4 @@
-import { authenticateApiKeyOrRefuse } from "../keys/api-key-auth";
+import { authenticateApiKeyOrRefuse } from "./bearer";
 import type { z } from "zod";
 import { oauthJson } from "./responses";
 import type { Userinfo } from "./schemas";

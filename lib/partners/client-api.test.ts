@@ -12,7 +12,7 @@ import {
   type TestClient,
 } from "../../test/oauth-fixtures";
 import { db } from "../db/client";
-import { authenticateApiKeyRequest } from "../keys/api-key-auth";
+import { authenticateApiKeyRequest } from "../oauth/bearer";
 import { hashClientSecret, PREVIOUS_SECRET_GRACE_MS } from "../keys/client-credentials";
 import { authenticateClient } from "../oauth/client-auth";
 import { handleTokenRequest } from "../oauth/token";

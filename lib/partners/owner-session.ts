@@ -3,9 +3,9 @@ import { timingSafeEqualString } from "../crypto/constant-time";
 import { keyedHash } from "../crypto/keyed-hash";
 import { db } from "../db/client";
 import { isUuid } from "../db/uuid";
-import { isSameOrigin } from "../flow/csrf";
+import { isSameOrigin } from "../http/origin";
 import { errorJson } from "../http/respond";
-import { refuseOutsideScope } from "../keys/api-key-auth";
+import { refuseOutsideScope } from "../oauth/bearer";
 import { readApiKeyCredential } from "../keys/api-keys";
 
 /**

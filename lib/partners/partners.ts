@@ -1,6 +1,6 @@
 import { type AuditContext, SYSTEM_AUDIT } from "../audit/events";
 import { recordOwnerAdded, recordPartnerCreated, recordPartnerStatus } from "../audit/partners";
-import { emailSchema } from "../auth/email";
+import { emailSchema } from "../mail/address";
 import { db, Prisma } from "../db/client";
 import type { PartnerStatus } from "../db/generated/client";
 import { parseRegisteredDomain } from "./domains";

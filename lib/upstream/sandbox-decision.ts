@@ -1,4 +1,4 @@
-import { isSameOrigin } from "../flow/csrf";
+import { isSameOrigin } from "../http/origin";
 import { approveSandboxAuthorization, denySandboxAuthorization } from "./sandbox/consent";
 import { readBodyTextOrRefuse } from "../http/body-limits";
 

@@ -12,7 +12,7 @@ import {
   setRegisteredDomain,
   type PartnerSummary,
 } from "../../lib/partners/partners";
-import { normalizeEmail } from "../../lib/auth/email";
+import { normalizeEmail } from "../../lib/mail/address";
 import { findLastMessage, MailError } from "../../lib/mail";
 import { AUDIT_COMMANDS, operatorAudit } from "./audit-commands";
 import {

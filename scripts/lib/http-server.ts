@@ -10,6 +10,7 @@ import {
   type EdgeAnswer,
   type EdgeSettings,
 } from "../../lib/http/edge";
+import { discoveryAnswer } from "../../lib/oauth/discovery";
 import { pathnameOf } from "../../lib/http/body-limits";
 import { guardRequestBody, GuardedIncomingMessage, judgeDeclaredBody } from "./body-guard";
 import { REPO_ROOT } from "./database";
@@ -68,6 +69,7 @@ export async function serveNext(options: {
   const settings: EdgeSettings = {
     https: env.issuer.startsWith("https://"),
     development: env.nodeEnv === "development",
+    constants: discoveryAnswer,
   };
 
   const serve = async (request: IncomingMessage, response: ServerResponse) => {

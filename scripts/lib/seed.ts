@@ -1,4 +1,4 @@
-import { normalizeEmail } from "../../lib/auth/email";
+import { normalizeEmail } from "../../lib/mail/address";
 import { timingSafeEqualString } from "../../lib/crypto/constant-time";
 import { db, type Prisma } from "../../lib/db/client";
 import { openStoredOrNull, sealForStorage } from "../../lib/demo/secrets";

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { db } from "../../lib/db/client";
 import { approveFlow } from "../../lib/flow/approve";
 import { findFlowByCookie, flowCookieName } from "../../lib/flow/flows";
-import { handleAuthorizeRequest } from "../../lib/oauth/authorize";
+import { handleAuthorizeRequest } from "../../lib/flow/start";
 import { toS256Challenge } from "../../lib/oauth/pkce";
 import { handleTokenRequest } from "../../lib/oauth/token";
 import {

@@ -1,4 +1,4 @@
-import { DISCOVERY_HEADERS, discoveryBody } from "@/lib/http/discovery";
+import { DISCOVERY_HEADERS, discoveryBody } from "@/lib/oauth/discovery";
 
 export const dynamic = "force-dynamic";
 

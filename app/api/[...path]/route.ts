@@ -1,4 +1,4 @@
-import { refuseOutsideScope } from "@/lib/keys/api-key-auth";
+import { refuseOutsideScope } from "@/lib/oauth/bearer";
 
 export const dynamic = "force-dynamic";
 

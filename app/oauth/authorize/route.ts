@@ -1,4 +1,4 @@
-import { handleAuthorizeRequest } from "@/lib/oauth/authorize";
+import { handleAuthorizeRequest } from "@/lib/flow/start";
 
 export const dynamic = "force-dynamic";
 

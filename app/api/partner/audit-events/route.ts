@@ -1,5 +1,5 @@
 import { outsideScope } from "@/lib/api/route";
-import { handlePartnerAuditEvents } from "@/lib/audit/partner-api";
+import { handlePartnerAuditEvents } from "@/lib/partners/audit-log-api";
 
 export const dynamic = "force-dynamic";
 

@@ -1,18 +1,19 @@
 import { cookies, headers } from "next/headers";
 import { getRequestConfig } from "next-intl/server";
-import { findSessionUser, sessionCookieName } from "../auth/sessions";
-import { flowCookieName, findFlowRecordByCookie } from "../flow/flows";
-import { isDatabaseUnavailable } from "../db/faults";
-import { flowLocale, isFlowScreen } from "../flow/locale";
-import { PATH_HEADER } from "../http/security-headers";
-import { isLocale, negotiateLocale, type Locale } from "./locales";
-import { loadMessages } from "./messages";
+import { findSessionUser, sessionCookieName } from "@/lib/auth/sessions";
+import { flowCookieName, findFlowRecordByCookie } from "@/lib/flow/flows";
+import { isDatabaseUnavailable } from "@/lib/db/faults";
+import { flowLocale, isFlowScreen } from "@/lib/flow/locale";
+import { PATH_HEADER } from "@/lib/http/security-headers";
+import { isLocale, negotiateLocale, type Locale } from "@/lib/i18n/locales";
+import { loadMessages } from "@/lib/i18n/messages";
 
 /** Cookie holding the language a user picked on a screen. */
 export const LOCALE_COOKIE = "bc_locale";
 
 /**
- * next-intl request configuration. Flow screens speak the flow's language
+ * next-intl request configuration: the framework glue that picks a request's
+ * language, kept outside lib/ because it reads the session and the flow. Flow screens speak the flow's language
  * (ui_locales → the user's choice → the partner's default → Accept-Language
  * → en); other pages the user's pick and Accept-Language. Callers that know
  * better pass `locale` explicitly.

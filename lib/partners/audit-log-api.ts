@@ -2,10 +2,10 @@ import type { z } from "zod";
 import { db } from "../db/client";
 import { answeringOutages, temporarilyUnavailable } from "../http/outage";
 import { errorJson, privateJson } from "../http/respond";
-import { authenticateOwner } from "../partners/owner-session";
-import { type AuditEventType, PARTNER_VISIBLE_TYPES } from "./events";
-import { type AuditEventRow, listAuditEvents, parseCursor, toCursor } from "./query";
-import type { PartnerAuditEventWire, PartnerAuditPageWire } from "./wire";
+import { authenticateOwner } from "./owner-session";
+import { type AuditEventType, PARTNER_VISIBLE_TYPES } from "../audit/events";
+import { type AuditEventRow, listAuditEvents, parseCursor, toCursor } from "../audit/query";
+import type { PartnerAuditEventWire, PartnerAuditPageWire } from "../audit/wire";
 
 /**
  * GET /api/partner/audit-events: the security log of the owner's partner

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { db } from "../db/client";
-import { createClient, rotateClientSecret } from "../partners/clients";
-import { setPartnerStatus } from "../partners/partners";
+import { createClient, rotateClientSecret } from "./clients";
+import { setPartnerStatus } from "./partners";
 import {
   createTestClient,
   ISSUER,
@@ -11,8 +11,8 @@ import {
 } from "../../test/oauth-fixtures";
 import { ownerOf, type TestOwner } from "../../test/partner-owners";
 import { uniqueAddress } from "../../test/audit";
-import { handlePartnerAuditEvents } from "./partner-api";
-import { recordAuditEvent } from "./record";
+import { handlePartnerAuditEvents } from "./audit-log-api";
+import { recordAuditEvent } from "../audit/record";
 
 /** GET /api/partner/audit-events: a partner's owners read their own partner's events, nothing else. */
 

@@ -1,11 +1,11 @@
 import { getEnv, type Env } from "../env";
-import { buildServerMetadata, METADATA_MAX_AGE_SECONDS } from "../oauth/metadata";
-import { API_CSP } from "./security-headers";
+import { API_CSP } from "../http/security-headers";
+import { buildServerMetadata, METADATA_MAX_AGE_SECONDS } from "./metadata";
 
 /**
  * RFC 8414 metadata is a constant of the process's settings: its bytes are
- * built once and answered by the edge (lib/http/edge.ts) without entering
- * Next; the route handler serves the same bytes.
+ * built once and answered by the edge (lib/http/edge.ts, given this as a
+ * constant document by the HTTP server) without entering Next; the route handler serves the same bytes.
  */
 
 export const DISCOVERY_PATH = "/.well-known/oauth-authorization-server";

@@ -12,9 +12,9 @@ import {
   tokenRequest,
 } from "@/test/oauth-fixtures";
 import { db } from "../db/client";
-import { handleTokenRequest } from "../oauth/token";
+import { handleTokenRequest } from "./token";
 import { setPartnerStatus } from "../partners/partners";
-import { findActiveApiKey, hashApiKey } from "./api-keys";
+import { findActiveApiKey, hashApiKey } from "../keys/api-keys";
 
 /**
  * The API-key check is one statement joining the key to its tenant, user,

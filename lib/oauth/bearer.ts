@@ -1,6 +1,6 @@
-import { OAuthError, toErrorBody } from "../oauth/errors";
-import { bearerErrorResponse, oauthErrorResponse, oauthJson } from "../oauth/responses";
-import { findActiveApiKey, readApiKeyCredential, type ApiKeyPrincipal } from "./api-keys";
+import { OAuthError, toErrorBody } from "./errors";
+import { bearerErrorResponse, oauthErrorResponse, oauthJson } from "./responses";
+import { findActiveApiKey, readApiKeyCredential, type ApiKeyPrincipal } from "../keys/api-keys";
 
 export const PARTNER_SUSPENDED_READS =
   "this partner is suspended; its API keys cannot read data until it is resumed";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { emailSchema, normalizeEmail } from "./email";
+import { emailSchema, normalizeEmail } from "./address";
 
 describe("normalizeEmail", () => {
   it("trims surrounding whitespace", () => {
