@@ -61,8 +61,11 @@ export function BankPicker(props: {
     const timer = setTimeout(() => setDebounced(q), DEBOUNCE_MS);
     return () => clearTimeout(timer);
   }, [q]);
+  // The address follows the search once the person changes it, so a reload
+  // keeps it; until then it stays as the server sent it (with its notice).
+  const changed = useRef(false);
   useEffect(() => {
-    if (!scripted) return;
+    if (!scripted || !changed.current) return;
     const url = new URL(window.location.href);
     url.search = new URLSearchParams({ q: debounced, country, type: psuType }).toString();
     window.history.replaceState(window.history.state, "", url);
@@ -120,7 +123,10 @@ export function BankPicker(props: {
             enterKeyHint="search"
             placeholder={t("searchPlaceholder")}
             defaultValue={props.initial.q}
-            onChange={(event) => setQ(event.target.value)}
+            onChange={(event) => {
+              changed.current = true;
+              setQ(event.target.value);
+            }}
           />
         </div>
         <div className="picker-field picker-country">
@@ -129,7 +135,10 @@ export function BankPicker(props: {
             id="country"
             name="country"
             defaultValue={props.initial.country}
-            onChange={(event) => setCountry(event.target.value)}
+            onChange={(event) => {
+              changed.current = true;
+              setCountry(event.target.value);
+            }}
           >
             <option value="">{t("allCountries")}</option>
             {props.countries.map((entry) => (
@@ -149,7 +158,10 @@ export function BankPicker(props: {
                   name="type"
                   value={type}
                   defaultChecked={props.initial.psuType === type}
-                  onChange={() => setPsuType(type)}
+                  onChange={() => {
+                    changed.current = true;
+                    setPsuType(type);
+                  }}
                 />
                 <span>{t(type)}</span>
               </label>
@@ -198,6 +210,7 @@ export function BankPicker(props: {
                 if (!scripted || !(select instanceof HTMLSelectElement)) return;
                 event.preventDefault();
                 select.value = "";
+                changed.current = true;
                 setCountry("");
               }}
             >
