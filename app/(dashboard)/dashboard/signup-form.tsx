@@ -1,6 +1,7 @@
 "use client";
 
 import { useTranslations } from "next-intl";
+import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { BusyButton } from "./ui/busy-button";
 import { NO_PROBLEMS, useProblems, type Problems } from "./ui/errors";
@@ -14,6 +15,7 @@ import { send } from "./ui/request";
 export function SignupForm({ csrf }: { csrf: string }) {
   const t = useTranslations("Dashboard.signup");
   const problemsOf = useProblems();
+  const router = useRouter();
   const [name, setName] = useState("");
   const [busy, setBusy] = useState(false);
   const [problems, setProblems] = useState<Problems>(NO_PROBLEMS);
@@ -27,7 +29,8 @@ export function SignupForm({ csrf }: { csrf: string }) {
       json: { name },
     });
     if (answer.ok && answer.body.partner) {
-      window.location.assign(`/dashboard?partner=${encodeURIComponent(answer.body.partner.id)}`);
+      router.push(`/dashboard?partner=${encodeURIComponent(answer.body.partner.id)}`);
+      router.refresh();
       return;
     }
     const found = problemsOf("signup", answer);
