@@ -16,7 +16,10 @@ async function checkScreen(page: Page) {
     expect(overflow, `horizontal overflow at ${width} px`).toBeLessThanOrEqual(0);
     const results = await new AxeBuilder({ page }).analyze();
     expect(
-      results.violations.map((violation) => violation.id),
+      results.violations.map(
+        (violation) =>
+          `${violation.id} ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`,
+      ),
       `axe at ${width} px`,
     ).toEqual([]);
   }

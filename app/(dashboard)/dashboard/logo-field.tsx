@@ -60,9 +60,8 @@ export function LogoField(props: {
         ref={input}
         id="logoFile"
         type="file"
-        className="visually-hidden"
-        tabIndex={-1}
-        aria-hidden="true"
+        hidden
+        aria-labelledby="logo-label"
         accept="image/png,image/jpeg,image/webp"
         onChange={(event) => {
           const file = event.target.files?.[0];
