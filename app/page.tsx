@@ -1,7 +1,16 @@
+import type { ReactNode } from "react";
 import { getTranslations } from "next-intl/server";
 import { getEnv } from "@/lib/env";
 
-/** The landing page: what the service is, and the first things to try. */
+/** The owner of the demo partner, as the development seed makes it (scripts/lib/seed.ts). */
+const DEMO_OWNER = "demo@example.com";
+
+const strong = (chunks: ReactNode) => <strong>{chunks}</strong>;
+
+/**
+ * The landing page: what the service is, and the first things to try; with
+ * the demo on (development), who to sign in as and how to read the mail.
+ */
 export default async function HomePage() {
   const t = await getTranslations("Home");
   const { demoEnabled, upstream } = getEnv();
@@ -19,6 +28,26 @@ export default async function HomePage() {
               </a>
             </p>
             {upstream === "sandbox" ? <p className="muted small">{t("sandbox")}</p> : null}
+          </section>
+        ) : null}
+        {demoEnabled ? (
+          <section aria-labelledby="start-title" className="stack">
+            <h2 id="start-title">{t("start.title")}</h2>
+            <p>{t.rich("start.owner", { email: DEMO_OWNER, strong })}</p>
+            <p>
+              {t("start.mail")} <code>npm run admin -- mail last --to {DEMO_OWNER}</code>
+            </p>
+            <ol className="stack">
+              <li>
+                <a href="/demo">/demo</a> — {t("start.demo")}
+              </li>
+              <li>
+                <a href="/dashboard">/dashboard</a> — {t("start.dashboard", { email: DEMO_OWNER })}
+              </li>
+              <li>
+                <a href="/docs">/docs</a> — {t("start.docs")}
+              </li>
+            </ol>
           </section>
         ) : null}
         <h2>{t("forPartners")}</h2>

@@ -69,31 +69,33 @@ test("an owner edits every branding field, uploads a logo, and the consent scree
   await page.locator("#purpose").fill("p".repeat(281));
   await page.getByRole("button", { name: "Save branding" }).click();
   await expect(page.locator("#displayName-problem")).toHaveText(
-    "displayName must be at most 80 characters",
+    "Display name: at most 80 characters.",
   );
   await expect(page.locator("#supportUrl-problem")).toHaveText(
-    "supportUrl must be an https:// URL",
+    "Support page: enter a full address starting with https://.",
   );
   await expect(page.locator("#termsUrl-problem")).toHaveText(
-    "termsUrl must not contain credentials",
+    "Terms of service: the address must not contain a user name or password.",
   );
   await expect(page.locator("#privacyUrl-problem")).toHaveText(
-    "privacyUrl must be under the registered domain acme.example",
+    "Privacy policy: the address must be under acme.example.",
   );
   await expect(page.locator("#accentColor-problem")).toHaveText(
-    "accentColor must be a colour as #rrggbb",
+    "Accent colour: enter # and six hex digits, e.g. #1d4ed8.",
   );
   await expect(page.locator("#purpose-problem")).toHaveText(
-    "purpose must be at most 280 characters",
+    "Why you ask for bank data: at most 280 characters.",
   );
 
   await page.locator("#privacyUrl").fill("https://acme.example/privacy#top");
   await page.locator("#purpose").fill("two\nlines");
   await page.getByRole("button", { name: "Save branding" }).click();
   await expect(page.locator("#privacyUrl-problem")).toHaveText(
-    "privacyUrl must not contain a fragment (#…)",
+    "Privacy policy: the address must not contain a # part.",
   );
-  await expect(page.locator("#purpose-problem")).toHaveText("purpose must be one line");
+  await expect(page.locator("#purpose-problem")).toHaveText(
+    "Why you ask for bank data: one line only.",
+  );
 
   // A GIF and an SVG are refused; a PNG becomes the logo.
   await page.locator("#logoFile").setInputFiles({
@@ -113,7 +115,11 @@ test("an owner edits every branding field, uploads a logo, and the consent scree
   await page
     .locator("#logoFile")
     .setInputFiles({ name: "logo.png", mimeType: "image/png", buffer: PNG });
-  await expect(page.locator("#logoUrl")).toHaveValue(/^\/logos\/[0-9a-f]{64}\.png$/);
+  await expect(page.getByTestId("logo-frame").locator("img")).toHaveAttribute(
+    "src",
+    /^\/logos\/[0-9a-f]{64}\.png$/,
+  );
+  await expect(page.getByTestId("branding-status")).toHaveText("Logo uploaded.");
 
   // Every field, valid this time; the preview follows as it is typed.
   await page.locator("#displayName").fill("Acme Budget Pro");
@@ -128,7 +134,7 @@ test("an owner edits every branding field, uploads a logo, and the consent scree
   await expect(preview).toContainText("We build your budget from your transactions.");
   await expect(preview.locator("img.flow-logo")).toBeVisible();
   await page.getByRole("button", { name: "Save branding" }).click();
-  await expect(page.getByText("Saved.", { exact: true })).toBeVisible();
+  await expect(page.getByTestId("branding-status")).toHaveText("Branding saved.");
 
   // A user's flow through this partner shows the new branding on the consent screen.
   const context = await browser.newContext();
@@ -176,8 +182,8 @@ test("an owner creates a client, rotates its secret and installs a decryption ke
   await page.locator("#new-name").fill("Budget web");
   await page.locator("#new-redirectUris").fill("http://example.com/callback");
   await page.getByRole("button", { name: "Create client" }).click();
-  await expect(page.locator('form[aria-labelledby="new-client-title"] .alert')).toContainText(
-    "http:// is only allowed for loopback hosts",
+  await expect(page.locator("#new-redirectUris-problem")).toHaveText(
+    "Redirect URIs: http://example.com/callback may use http:// only on localhost; use https://.",
   );
   await page.locator("#new-redirectUris").fill(partnerApp().redirectUri);
   await page.getByRole("button", { name: "Create client" }).click();
@@ -185,15 +191,17 @@ test("an owner creates a client, rotates its secret and installs a decryption ke
   await expect(secret).toHaveText(/^obs_/);
   const first = await secret.innerText();
   recordSecret("client secret", first);
-  const clientId = await page.getByRole("form", { name: "Budget web" }).locator("code").innerText();
+  const clientId = await page.getByTestId("client-id").innerText();
+  await expect(page.locator("#new-name")).toHaveValue("");
   await page.getByRole("button", { name: "I have stored it" }).click();
   await expect(secret).toHaveCount(0);
 
   // Rotation: a new secret, the previous one's expiry shown.
   await page
-    .getByRole("form", { name: "Budget web" })
+    .getByRole("article", { name: "Budget web" })
     .getByRole("button", { name: "Rotate secret" })
     .click();
+  await page.getByRole("dialog").getByRole("button", { name: "Rotate secret" }).click();
   await expect(secret).toHaveText(/^obs_/);
   const rotated = await secret.innerText();
   recordSecret("client secret", rotated);
@@ -237,7 +245,7 @@ test("an owner creates a client, rotates its secret and installs a decryption ke
     encryptionKey: { privateKey: string; publicKey: string };
   };
   recordSecret("private key", keyFile.encryptionKey.privateKey);
-  await expect(page.getByText(`Installed key: ${keyFile.fingerprint}.`)).toBeVisible();
+  await expect(page.getByTestId("key-fingerprint")).toHaveText(keyFile.fingerprint);
   connectJourneyDatabase();
   const partner = await db().partner.findFirstOrThrow({
     where: { owners: { some: { user: { email: ownerEmail } } } },

@@ -193,6 +193,14 @@ describe("production mode: a production build refuses development secrets and de
     expect(parseEnv({ ...production, DEMO_ENABLED: "true" }).demoEnabled).toBe(true);
   });
 
+  it("lets partners sign themselves up locally; production leaves it to the operator unless PARTNER_SELF_SIGNUP=true", () => {
+    expect(parseEnv({}).partnerSelfSignup).toBe(true);
+    expect(parseEnv({ PARTNER_SELF_SIGNUP: "false" }).partnerSelfSignup).toBe(false);
+    expect(parseEnv({ NODE_ENV: "production", LOCAL_ONLY: "true" }).partnerSelfSignup).toBe(true);
+    expect(parseEnv({ ...production, NODE_ENV: "production" }).partnerSelfSignup).toBe(false);
+    expect(parseEnv({ ...production, PARTNER_SELF_SIGNUP: "yes" }).partnerSelfSignup).toBe(true);
+  });
+
   it("LOCAL_ONLY=true lets a production build use the development defaults on a loopback issuer", () => {
     const env = parseEnv({ NODE_ENV: "production", LOCAL_ONLY: "true" });
     expect(env.mode).toBe("local");

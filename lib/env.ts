@@ -107,6 +107,7 @@ const rawSchema = z.object({
   ENABLE_BANKING_PRIVATE_KEY: optionalString,
   RECIPIENT_KEY_REQUIRED: booleanFlag,
   DEMO_ENABLED: booleanFlag,
+  PARTNER_SELF_SIGNUP: booleanFlag,
   DEMO_PARTNER_PRIVATE_KEY: optionalString,
   DATA_DIR: z.preprocess(emptyToUndefined, z.string().default(".data")),
   LOG_LEVEL: z.preprocess(
@@ -168,6 +169,9 @@ function finishEnv(raw: RawEnv) {
     },
     recipientKeyRequired: raw.RECIPIENT_KEY_REQUIRED ?? false,
     demoEnabled: raw.DEMO_ENABLED ?? mode === "local",
+    // A signed-in person who owns no partner may create one from the dashboard
+    // (docs/partner-signup.md); in production the operator decides who is a partner.
+    partnerSelfSignup: raw.PARTNER_SELF_SIGNUP ?? mode === "local",
     demoPartnerPrivateKey: raw.DEMO_PARTNER_PRIVATE_KEY,
     logLevel: raw.LOG_LEVEL,
     dataDir: raw.DATA_DIR,

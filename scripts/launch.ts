@@ -5,7 +5,7 @@ import { checkSettings, EnvError } from "../lib/env";
 import { distDir, resolveDatabase, REPO_ROOT, type ResolvedDatabase } from "./lib/database";
 import { serveNext, type RunningServer } from "./lib/http-server";
 import { applyMigrations } from "./lib/migrations";
-import { seedDemo, type DemoSeed } from "./lib/seed";
+import { DEMO_OWNER_EMAIL, seedDemo, type DemoSeed } from "./lib/seed";
 
 /**
  * `npm run dev` / `npm start`: one command from a fresh clone to a running
@@ -50,6 +50,14 @@ function printBanner(issuer: string, demo: DemoSeed | null) {
       `    client_id         ${demo.clientId}`,
       `    client_secret     ${demo.clientSecret ?? "(random, kept sealed for the demo; shown only by `npm run dev`)"}`,
       `    redirect_uri      ${demo.redirectUri}`,
+      "",
+      `  Demo owner          ${DEMO_OWNER_EMAIL} (owns the demo partner in the dashboard)`,
+      `  Sign-in mail        not sent locally: npm run admin -- mail last --to ${DEMO_OWNER_EMAIL}`,
+      "",
+      "  Next steps",
+      `    1. ${issuer}/demo        connect a sandbox bank as a user`,
+      `    2. ${issuer}/dashboard   sign in as ${DEMO_OWNER_EMAIL}: branding, clients, decryption key`,
+      `    3. ${issuer}/docs        integrate your own app`,
       "",
     );
   }

@@ -19,6 +19,14 @@ export interface TestOwner {
   partnerId: string;
 }
 
+/** A signed-in person who owns no partner yet, with the session's CSRF token. */
+export async function signedInPerson(): Promise<Omit<TestOwner, "clients" | "partnerId">> {
+  const user = await createTestUser();
+  const cookie = await signedInCookie(user.id);
+  const session = await findSessionUser(cookie.slice(cookie.indexOf("=") + 1));
+  return { user, cookie, csrf: sessionCsrfToken({ sessionId: session?.sessionId ?? "" }) };
+}
+
 /** A signed-in owner of `count` partners, each with one client. */
 export async function ownerOf(count = 1): Promise<TestOwner> {
   const user = await createTestUser();

@@ -17,3 +17,8 @@ export async function lockClientRow(tx: Prisma.TransactionClient, clientId: stri
   const rows = await tx.$executeRaw`SELECT 1 FROM "Client" WHERE "id" = ${clientId} FOR UPDATE`;
   return rows > 0;
 }
+
+export async function lockUserRow(tx: Prisma.TransactionClient, userId: string) {
+  const rows = await tx.$executeRaw`SELECT 1 FROM "User" WHERE "id" = ${userId}::uuid FOR UPDATE`;
+  return rows > 0;
+}

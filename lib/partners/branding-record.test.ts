@@ -47,7 +47,13 @@ describe("the branding record (SPEC 2.5)", () => {
     expect(typed).toHaveLength(2048);
     expect(parseBrandingRecord({ supportUrl: typed }, NO_DOMAIN)).toEqual({
       ok: false,
-      violations: [{ field: "supportUrl", message: "supportUrl must be at most 2048 characters" }],
+      violations: [
+        {
+          field: "supportUrl",
+          code: "too_long",
+          message: "supportUrl must be at most 2048 characters",
+        },
+      ],
     });
   });
 
@@ -69,39 +75,63 @@ describe("the branding record (SPEC 2.5)", () => {
   });
 
   it.each([
-    [{ displayName: "x".repeat(81) }, "displayName", "displayName must be at most 80 characters"],
-    [{ supportUrl: "http://acme.example/s" }, "supportUrl", "supportUrl must be an https:// URL"],
+    [
+      { displayName: "x".repeat(81) },
+      "displayName",
+      "too_long",
+      "displayName must be at most 80 characters",
+    ],
+    [
+      { supportUrl: "http://acme.example/s" },
+      "supportUrl",
+      "https_url",
+      "supportUrl must be an https:// URL",
+    ],
     [
       { termsUrl: "https://user:pw@acme.example/t" },
       "termsUrl",
+      "credentials",
       "termsUrl must not contain credentials",
     ],
     [
       { privacyUrl: "https://acme.example/p#top" },
       "privacyUrl",
+      "fragment",
       "privacyUrl must not contain a fragment (#…)",
     ],
-    [{ logoUrl: "/relative.png" }, "logoUrl", "logoUrl must be an absolute https:// URL"],
+    [
+      { logoUrl: "/relative.png" },
+      "logoUrl",
+      "https_url",
+      "logoUrl must be an absolute https:// URL",
+    ],
     [
       { logoUrl: `https://acme.example/${"a".repeat(2048)}` },
       "logoUrl",
+      "too_long",
       "logoUrl must be at most 2048 characters",
     ],
-    [{ purpose: "p".repeat(281) }, "purpose", "purpose must be at most 280 characters"],
-    [{ purpose: "two\nlines" }, "purpose", "purpose must be one line"],
-    [{ accentColor: "blue" }, "accentColor", "accentColor must be a colour as #rrggbb"],
-    [{ accentColor: "#12345" }, "accentColor", "accentColor must be a colour as #rrggbb"],
+    [{ purpose: "p".repeat(281) }, "purpose", "too_long", "purpose must be at most 280 characters"],
+    [{ purpose: "two\nlines" }, "purpose", "one_line", "purpose must be one line"],
+    [{ accentColor: "blue" }, "accentColor", "colour", "accentColor must be a colour as #rrggbb"],
+    [{ accentColor: "#12345" }, "accentColor", "colour", "accentColor must be a colour as #rrggbb"],
     [
       { defaultLanguage: "ru" },
       "defaultLanguage",
+      "language",
       "defaultLanguage must be one of da, de, en, es, fi, fr, it, nb, nl, pl, pt, sv",
     ],
-    [{ displayName: 42 }, "displayName", "displayName must be a string or null"],
-    [{ tagline: "x" }, "tagline", expect.stringContaining("is not a branding field")],
-  ])("refuses %j naming %s", (body, field, message) => {
+    [{ displayName: 42 }, "displayName", "invalid_type", "displayName must be a string or null"],
+    [
+      { tagline: "x" },
+      "tagline",
+      "unknown_field",
+      expect.stringContaining("is not a branding field"),
+    ],
+  ])("refuses %j naming %s (%s)", (body, field, code, message) => {
     expect(parseBrandingRecord(body, NO_DOMAIN)).toEqual({
       ok: false,
-      violations: [{ field, message }],
+      violations: [{ field, code, message }],
     });
   });
 
@@ -117,6 +147,7 @@ describe("the branding record (SPEC 2.5)", () => {
         violations: [
           {
             field: "supportUrl",
+            code: "outside_domain",
             message: "supportUrl must be under the registered domain acme.example",
           },
         ],
@@ -149,7 +180,7 @@ describe("the branding record (SPEC 2.5)", () => {
   it("refuses a body that is not an object", () => {
     expect(parseBrandingRecord([1], NO_DOMAIN)).toEqual({
       ok: false,
-      violations: [{ field: "body", message: "must be a JSON object" }],
+      violations: [{ field: "body", code: "invalid_body", message: "must be a JSON object" }],
     });
   });
 });

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { BrandingRecordWire } from "./schemas";
 import { isLocale, locales, type Locale } from "../i18n/locales";
+import type { FieldViolation, ViolationCode } from "./violations";
 
 /**
  * The branding record a partner writes (SPEC 2.5, 4.7): the whole record at
@@ -24,10 +25,7 @@ export type BrandingField = (typeof BRANDING_FIELDS)[number];
 /** The record as stored and answered (lib/partners/schemas.ts). */
 export type BrandingRecord = z.infer<typeof BrandingRecordWire>;
 
-export interface BrandingViolation {
-  field: string;
-  message: string;
-}
+export type BrandingViolation = FieldViolation;
 
 export const MAX_DISPLAY_NAME = 80;
 export const MAX_PURPOSE = 280;
@@ -39,7 +37,11 @@ const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
 /** Characters as a person counts them (code points, not UTF-16 units). */
 const lengthOf = (text: string) => [...text].length;
 
-export type UrlParse = { ok: true; url: string } | { ok: false; problem: string };
+export type UrlParse =
+  { ok: true; url: string } | { ok: false; code: ViolationCode; problem: string };
+
+/** A broken rule: its code and the English words after the field's name. */
+type Problem = { code: ViolationCode; problem: string };
 
 /**
  * The branding URL rules (absolute https, no credentials, no fragment, at
@@ -49,25 +51,25 @@ export type UrlParse = { ok: true; url: string } | { ok: false; problem: string 
  * stored, answered and used.
  */
 export function parseBrandingUrl(text: string): UrlParse {
-  const refuse = (problem: string): UrlParse => ({ ok: false, problem });
-  if (text.length > MAX_URL) return refuse(`must be at most ${MAX_URL} characters`);
+  const refuse = (code: ViolationCode, problem: string): UrlParse => ({ ok: false, code, problem });
+  if (text.length > MAX_URL) return refuse("too_long", `must be at most ${MAX_URL} characters`);
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    return refuse("must be an absolute https:// URL");
+    return refuse("https_url", "must be an absolute https:// URL");
   }
-  if (url.protocol !== "https:") return refuse("must be an https:// URL");
-  if (url.username || url.password) return refuse("must not contain credentials");
-  if (text.includes("#")) return refuse("must not contain a fragment (#…)");
-  if (url.href.length > MAX_URL) return refuse(`must be at most ${MAX_URL} characters`);
+  if (url.protocol !== "https:") return refuse("https_url", "must be an https:// URL");
+  if (url.username || url.password) return refuse("credentials", "must not contain credentials");
+  if (text.includes("#")) return refuse("fragment", "must not contain a fragment (#…)");
+  if (url.href.length > MAX_URL) return refuse("too_long", `must be at most ${MAX_URL} characters`);
   return { ok: true, url: url.href };
 }
 
 /** The branding URL rules; null when the URL is acceptable. */
-export function urlProblem(text: string): string | null {
+export function urlProblem(text: string): Problem | null {
   const parsed = parseBrandingUrl(text);
-  return parsed.ok ? null : parsed.problem;
+  return parsed.ok ? null : { code: parsed.code, problem: parsed.problem };
 }
 
 /** The URL's host is the pinned registrable domain or one of its subdomains. */
@@ -77,28 +79,30 @@ export function isUnderDomain(text: string, domain: string): boolean {
   return host === pinned || host.endsWith(`.${pinned}`);
 }
 
+function oneLineOfAtMost(value: string, max: number): Problem | null {
+  if (lengthOf(value) > max)
+    return { code: "too_long", problem: `must be at most ${max} characters` };
+  return LINE_BREAK.test(value) ? { code: "one_line", problem: "must be one line" } : null;
+}
+
 function checkField(
   field: BrandingField,
   value: string,
   options: { registeredDomain: string | null },
-): string | null {
+): Problem | null {
   switch (field) {
     case "displayName":
-      return lengthOf(value) > MAX_DISPLAY_NAME
-        ? `must be at most ${MAX_DISPLAY_NAME} characters`
-        : LINE_BREAK.test(value)
-          ? "must be one line"
-          : null;
+      return oneLineOfAtMost(value, MAX_DISPLAY_NAME);
     case "purpose":
-      return lengthOf(value) > MAX_PURPOSE
-        ? `must be at most ${MAX_PURPOSE} characters`
-        : LINE_BREAK.test(value)
-          ? "must be one line"
-          : null;
+      return oneLineOfAtMost(value, MAX_PURPOSE);
     case "accentColor":
-      return HEX_COLOR.test(value) ? null : "must be a colour as #rrggbb";
+      return HEX_COLOR.test(value)
+        ? null
+        : { code: "colour", problem: "must be a colour as #rrggbb" };
     case "defaultLanguage":
-      return isLocale(value) ? null : `must be one of ${locales.join(", ")}`;
+      return isLocale(value)
+        ? null
+        : { code: "language", problem: `must be one of ${locales.join(", ")}` };
     case "logoUrl":
       return urlProblem(value);
     case "supportUrl":
@@ -108,7 +112,7 @@ function checkField(
       if (problem) return problem;
       const domain = options.registeredDomain;
       return domain && !isUnderDomain(value, domain)
-        ? `must be under the registered domain ${domain}`
+        ? { code: "outside_domain", problem: `must be under the registered domain ${domain}` }
         : null;
     }
   }
@@ -136,13 +140,17 @@ export function parseBrandingRecord(
   options: { registeredDomain: string | null; keepLogoPath?: string | null },
 ): BrandingParse {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    return { ok: false, violations: [{ field: "body", message: "must be a JSON object" }] };
+    return {
+      ok: false,
+      violations: [{ field: "body", code: "invalid_body", message: "must be a JSON object" }],
+    };
   }
   const violations: BrandingViolation[] = [];
   for (const key of Object.keys(body)) {
     if (!(BRANDING_FIELDS as readonly string[]).includes(key)) {
       violations.push({
         field: key,
+        code: "unknown_field",
         message: `${key} is not a branding field (${BRANDING_FIELDS.join(", ")})`,
       });
     }
@@ -162,7 +170,11 @@ export function parseBrandingRecord(
     const raw = input[field];
     if (raw === undefined || raw === null) continue;
     if (typeof raw !== "string") {
-      violations.push({ field, message: `${field} must be a string or null` });
+      violations.push({
+        field,
+        code: "invalid_type",
+        message: `${field} must be a string or null`,
+      });
       continue;
     }
     const value = raw.trim();
@@ -172,8 +184,9 @@ export function parseBrandingRecord(
       continue;
     }
     const problem = checkField(field, value, options);
-    if (problem) violations.push({ field, message: `${field} ${problem}` });
-    else record[field] = normalized(field, value);
+    if (problem) {
+      violations.push({ field, code: problem.code, message: `${field} ${problem.problem}` });
+    } else record[field] = normalized(field, value);
   }
   if (violations.length > 0) return { ok: false, violations };
   return {

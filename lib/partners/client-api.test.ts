@@ -102,7 +102,7 @@ const violationsOf = async (response: Response) => {
   const body = (await response.json()) as {
     error: string;
     error_description: string;
-    violations: { field: string; message: string }[];
+    violations: { field: string; code: string; message: string }[];
   };
   expect(body.error).toBe("invalid_client_metadata");
   expect(body.error_description).toBe(body.violations.map((v) => v.message).join("; "));
@@ -203,15 +203,20 @@ describe("POST /api/partner/clients", () => {
       await create(owner, { redirectUris: ["http://budget.example/cb"], colour: "red" }),
     );
     expect(violations).toEqual([
-      { field: "colour", message: "colour is not a client field (name, redirectUris)" },
-      { field: "name", message: "name is required" },
+      {
+        field: "colour",
+        code: "unknown_field",
+        message: "colour is not a client field (name, redirectUris)",
+      },
+      { field: "name", code: "required", message: "name is required" },
       {
         field: "redirectUris[0]",
+        code: "http_not_loopback",
         message: `"http://budget.example/cb": ${REDIRECT_URI_RULES.http_not_loopback}`,
       },
     ]);
     expect(await violationsOf(await create(owner, { name: "No URIs", redirectUris: [] }))).toEqual([
-      { field: "redirectUris", message: REDIRECT_URI_RULES.required },
+      { field: "redirectUris", code: "required", message: REDIRECT_URI_RULES.required },
     ]);
     const notJson = await handleCreateClient(
       new Request(`${ISSUER}/api/partner/clients`, {
@@ -221,7 +226,7 @@ describe("POST /api/partner/clients", () => {
       }),
     );
     expect(await violationsOf(notJson)).toEqual([
-      { field: "body", message: "the body must be a JSON object" },
+      { field: "body", code: "invalid_body", message: "the body must be a JSON object" },
     ]);
     expect(await listed(owner)).toHaveLength(1);
   });
@@ -265,19 +270,27 @@ describe("PATCH /api/partner/clients/{clientId}", () => {
     expect(violations).toEqual([
       {
         field: "redirectUris[1]",
+        code: "http_not_loopback",
         message: `"http://budget.example/cb": ${REDIRECT_URI_RULES.http_not_loopback}`,
       },
       {
         field: "redirectUris[2]",
+        code: "fragment",
         message: `"https://budget.example/cb#top": ${REDIRECT_URI_RULES.fragment}`,
       },
       {
         field: "redirectUris[3]",
+        code: "credentials",
         message: `"https://user:pass@budget.example/cb": ${REDIRECT_URI_RULES.credentials}`,
       },
-      { field: "redirectUris[4]", message: `"/callback": ${REDIRECT_URI_RULES.not_absolute}` },
+      {
+        field: "redirectUris[4]",
+        code: "not_absolute",
+        message: `"/callback": ${REDIRECT_URI_RULES.not_absolute}`,
+      },
       {
         field: "redirectUris[5]",
+        code: "too_long",
         message: expect.stringContaining(REDIRECT_URI_RULES.too_long) as unknown as string,
       },
     ]);
@@ -289,6 +302,7 @@ describe("PATCH /api/partner/clients/{clientId}", () => {
     expect(tooMany).toEqual([
       {
         field: "redirectUris",
+        code: "too_many",
         message: `"https://budget.example/cb10": redirect URI number 11 of 11: ${REDIRECT_URI_RULES.too_many}`,
       },
     ]);
@@ -299,15 +313,15 @@ describe("PATCH /api/partner/clients/{clientId}", () => {
   it("names name violations: empty, longer than 80 characters, more than one line", async () => {
     const owner = await ownerOf();
     const clientId = firstClient(owner).clientId;
-    const cases: [unknown, string][] = [
-      ["   ", "name must not be empty"],
-      ["x".repeat(81), "name must be at most 80 characters"],
-      ["Budget\napp", "name must be one line without control characters"],
-      [42, "name must be a string"],
+    const cases: [unknown, string, string][] = [
+      ["   ", "required", "name must not be empty"],
+      ["x".repeat(81), "too_long", "name must be at most 80 characters"],
+      ["Budget\napp", "one_line", "name must be one line without control characters"],
+      [42, "invalid_type", "name must be a string"],
     ];
-    for (const [name, message] of cases) {
+    for (const [name, code, message] of cases) {
       expect(await violationsOf(await update(owner, clientId, { name }))).toEqual([
-        { field: "name", message },
+        { field: "name", code, message },
       ]);
     }
     expect((await update(owner, clientId, { name: "é".repeat(80) })).status).toBe(200);

@@ -19,6 +19,7 @@ import { PartnerError, type PartnerErrorCode } from "./errors";
 import { authenticateOwner } from "./owner-session";
 import { parseRedirectUris, type RedirectUriProblem } from "./redirect-uris";
 import { readBodyText } from "../http/body-limits";
+import type { FieldViolation } from "./violations";
 
 /**
  * The partner dashboard's Connect-client management (the owner's interactive
@@ -40,10 +41,7 @@ export const MAX_CLIENT_NAME = 80;
 const CLIENT_FIELDS = ["name", "redirectUris"] as const;
 const LINE_BREAK_OR_CONTROL = /[\u0000-\u001f\u007f\u0085\u2028\u2029]/;
 
-export interface ClientMetadataViolation {
-  field: string;
-  message: string;
-}
+export type ClientMetadataViolation = FieldViolation;
 
 interface ClientMetadata {
   name?: string;
@@ -84,14 +82,19 @@ const invalidClientMetadata = (violations: ClientMetadataViolation[]) =>
 const lengthOf = (text: string) => [...text].length;
 
 function checkName(raw: unknown): { name: string } | ClientMetadataViolation {
-  if (typeof raw !== "string") return { field: "name", message: "name must be a string" };
+  const refuse = (code: FieldViolation["code"], message: string) => ({
+    field: "name",
+    code,
+    message,
+  });
+  if (typeof raw !== "string") return refuse("invalid_type", "name must be a string");
   const name = raw.trim();
-  if (name === "") return { field: "name", message: "name must not be empty" };
+  if (name === "") return refuse("required", "name must not be empty");
   if (lengthOf(name) > MAX_CLIENT_NAME) {
-    return { field: "name", message: `name must be at most ${MAX_CLIENT_NAME} characters` };
+    return refuse("too_long", `name must be at most ${MAX_CLIENT_NAME} characters`);
   }
   if (LINE_BREAK_OR_CONTROL.test(name)) {
-    return { field: "name", message: "name must be one line without control characters" };
+    return refuse("one_line", "name must be one line without control characters");
   }
   return { name };
 }
@@ -105,7 +108,13 @@ function redirectUriField(list: readonly string[], problem: RedirectUriProblem):
 
 function checkRedirectUris(raw: unknown): { redirectUris: string[] } | ClientMetadataViolation[] {
   if (!Array.isArray(raw) || !raw.every((uri) => typeof uri === "string")) {
-    return [{ field: "redirectUris", message: "redirectUris must be an array of strings" }];
+    return [
+      {
+        field: "redirectUris",
+        code: "invalid_type",
+        message: "redirectUris must be an array of strings",
+      },
+    ];
   }
   const list = raw as string[];
   // SPEC 8.3, with the rule's own sentence (lib/partners/redirect-uris.ts).
@@ -113,6 +122,7 @@ function checkRedirectUris(raw: unknown): { redirectUris: string[] } | ClientMet
   if (result.success) return { redirectUris: result.data };
   return result.problems.map((problem) => ({
     field: redirectUriField(list, problem),
+    code: problem.rule,
     message: problem.message,
   }));
 }
@@ -125,7 +135,9 @@ export function parseClientMetadata(body: unknown, mode: "create" | "update"): M
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     return {
       ok: false,
-      violations: [{ field: "body", message: "the body must be a JSON object" }],
+      violations: [
+        { field: "body", code: "invalid_body", message: "the body must be a JSON object" },
+      ],
     };
   }
   const input = body as Record<string, unknown>;
@@ -134,6 +146,7 @@ export function parseClientMetadata(body: unknown, mode: "create" | "update"): M
     if (!(CLIENT_FIELDS as readonly string[]).includes(key)) {
       violations.push({
         field: key,
+        code: "unknown_field",
         message: `${key} is not a client field (${CLIENT_FIELDS.join(", ")})`,
       });
     }
@@ -141,7 +154,9 @@ export function parseClientMetadata(body: unknown, mode: "create" | "update"): M
   const metadata: ClientMetadata = {};
   for (const field of CLIENT_FIELDS) {
     if (input[field] !== undefined) continue;
-    if (mode === "create") violations.push({ field, message: `${field} is required` });
+    if (mode === "create") {
+      violations.push({ field, code: "required", message: `${field} is required` });
+    }
   }
   if (input.name !== undefined) {
     const checked = checkName(input.name);

@@ -39,13 +39,14 @@ export function ownedPartners(userId: string) {
 }
 
 /**
- * The owner and the partner the request acts for (`?partner=<id>`, or the
- * only one the user owns), or the refusal to answer with.
+ * The person signed in to the dashboard, whether or not they own a partner:
+ * API keys are refused, and a mutation needs the session's CSRF token from
+ * this service's own origin.
  */
-export async function authenticateOwner(
+export async function authenticateDashboardUser(
   request: Request,
   options: { mutation: boolean },
-): Promise<OwnedPartner | Response> {
+): Promise<SignedInUser | Response> {
   if (readApiKeyCredential(request).kind !== "none") return refuseOutsideScope(request);
   const user = await findSignedInUser(request);
   if (!user) return refuse(401, "login_required", "sign in as the partner's owner");
@@ -55,6 +56,19 @@ export async function authenticateOwner(
       return refuse(403, "csrf", "the request did not come from this service's dashboard");
     }
   }
+  return user;
+}
+
+/**
+ * The owner and the partner the request acts for (`?partner=<id>`, or the
+ * only one the user owns), or the refusal to answer with.
+ */
+export async function authenticateOwner(
+  request: Request,
+  options: { mutation: boolean },
+): Promise<OwnedPartner | Response> {
+  const user = await authenticateDashboardUser(request, options);
+  if (user instanceof Response) return user;
   const owned = await ownedPartners(user.userId);
   const asked = new URL(request.url).searchParams.get("partner");
   if (asked !== null) {

@@ -125,8 +125,16 @@ describe("PUT /api/partner/branding", () => {
       error_description:
         "displayName must be at most 80 characters; accentColor must be a colour as #rrggbb",
       violations: [
-        { field: "displayName", message: "displayName must be at most 80 characters" },
-        { field: "accentColor", message: "accentColor must be a colour as #rrggbb" },
+        {
+          field: "displayName",
+          code: "too_long",
+          message: "displayName must be at most 80 characters",
+        },
+        {
+          field: "accentColor",
+          code: "colour",
+          message: "accentColor must be a colour as #rrggbb",
+        },
       ],
     });
   });
@@ -145,8 +153,8 @@ describe("PUT /api/partner/branding", () => {
     const owner = await ownerOf();
     const response = await put(owner, { logoUrl: "https://127.0.0.1/logo.png" });
     expect(response.status).toBe(400);
-    const body = (await response.json()) as { violations: { field: string }[] };
-    expect(body.violations.map((violation) => violation.field)).toEqual(["logoUrl"]);
+    const body = (await response.json()) as { violations: { field: string; code: string }[] };
+    expect(body.violations).toMatchObject([{ field: "logoUrl", code: "private_address" }]);
   });
 
   it("refuses a write without the session's CSRF token or from another origin", async () => {
@@ -217,14 +225,22 @@ describe("POST /api/partner/logo", () => {
   });
 
   it.each([
-    ["a GIF", Buffer.from("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7", "base64")],
-    ["an SVG", Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><rect/></svg>')],
-    ["an oversized image", Buffer.concat([PNG, Buffer.alloc(600 * 1024)])],
-  ])("refuses %s naming the logo", async (_label, bytes) => {
+    [
+      "a GIF",
+      Buffer.from("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7", "base64"),
+      "unsupported_type",
+    ],
+    [
+      "an SVG",
+      Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><rect/></svg>'),
+      "unsupported_type",
+    ],
+    ["an oversized image", Buffer.concat([PNG, Buffer.alloc(600 * 1024)]), "too_large"],
+  ])("refuses %s naming the logo", async (_label, bytes, code) => {
     const owner = await ownerOf();
     const response = await upload(owner, bytes);
     expect(response.status).toBe(400);
-    const body = (await response.json()) as { violations: { field: string }[] };
-    expect(body.violations.map((violation) => violation.field)).toEqual(["logo"]);
+    const body = (await response.json()) as { violations: { field: string; code: string }[] };
+    expect(body.violations).toMatchObject([{ field: "logo", code }]);
   });
 });

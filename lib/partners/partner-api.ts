@@ -12,6 +12,7 @@ import { fetchLogo, LOGO_MAX_BYTES, LogoError, type LogoContentType } from "./lo
 import { logoPath, storeLogo } from "./logos";
 import { authenticateOwner } from "./owner-session";
 import { BodyTooLargeError, readBodyBytes, readBodyText } from "../http/body-limits";
+import type { FieldViolation } from "./violations";
 
 /**
  * SPEC 4.7: `GET /api/partner/me`, `PUT /api/partner/branding` (the owner's
@@ -75,7 +76,7 @@ export const handlePartnerMe = answeringOutages(async (request: Request): Promis
   return privateJson(toPartnerWire(partner));
 }, temporarilyUnavailable);
 
-const invalidBranding = (violations: { field: string; message: string }[]) =>
+const invalidBranding = (violations: FieldViolation[]) =>
   privateJson(
     {
       error: "invalid_branding",
@@ -109,7 +110,9 @@ export const handlePutBranding = answeringOutages(async (request: Request): Prom
   try {
     body = JSON.parse(await readBodyText(request));
   } catch {
-    return invalidBranding([{ field: "body", message: "the body must be JSON" }]);
+    return invalidBranding([
+      { field: "body", code: "invalid_body", message: "the body must be JSON" },
+    ]);
   }
   const parsed = parseBrandingRecord(body, {
     registeredDomain: partner.registeredDomain,
@@ -123,7 +126,9 @@ export const handlePutBranding = answeringOutages(async (request: Request): Prom
   } catch (error) {
     if (!(error instanceof LogoError)) throw error;
     log.info("partner.logo_refused", { partner_id: partner.id, code: error.code });
-    return invalidBranding([{ field: "logoUrl", message: `logoUrl: ${error.message}` }]);
+    return invalidBranding([
+      { field: "logoUrl", code: error.code, message: `logoUrl: ${error.message}` },
+    ]);
   }
   const updated = await updateBranding(
     partner.id,
@@ -150,7 +155,11 @@ export const handleLogoUpload = answeringOutages(async (request: Request): Promi
   const bytes = await readLimited(request, LOGO_MAX_BYTES);
   if (!bytes) {
     return invalidBranding([
-      { field: "logo", message: `logo: the image must be at most ${LOGO_MAX_BYTES / 1024} KiB` },
+      {
+        field: "logo",
+        code: "too_large",
+        message: `logo: the image must be at most ${LOGO_MAX_BYTES / 1024} KiB`,
+      },
     ]);
   }
   let stored;
@@ -158,7 +167,9 @@ export const handleLogoUpload = answeringOutages(async (request: Request): Promi
     stored = await storeLogo(bytes);
   } catch (error) {
     if (!(error instanceof LogoError)) throw error;
-    return invalidBranding([{ field: "logo", message: `logo: ${error.message}` }]);
+    return invalidBranding([
+      { field: "logo", code: error.code, message: `logo: ${error.message}` },
+    ]);
   }
   const updated = await updateBranding(
     owner.partnerId,

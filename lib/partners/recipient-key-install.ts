@@ -9,14 +9,16 @@ import { log } from "../log";
  * (lib/partners/recipient-key.ts), recording it in the audit log in the same
  * transaction. Installing the key already installed changes nothing and
  * records nothing. Returns when the installed key was installed; null for an
- * unknown partner.
+ * unknown partner; "changed" when `replaces` (the fingerprint the owner saw
+ * installed, null for none) is given and another key is installed by now, so
+ * a replacement confirmed for one key never silently replaces another.
  */
 export async function installRecipientKey(
   partnerId: string,
-  key: { publicKey: string; fingerprint: string },
+  key: { publicKey: string; fingerprint: string; replaces?: string | null },
   at: Date,
   audit: AuditContext,
-): Promise<Date | null> {
+): Promise<Date | "changed" | null> {
   const installed = await db().$transaction(async (tx) => {
     if (!(await lockPartnerRow(tx, partnerId))) return null;
     const partner = await tx.partner.findUniqueOrThrow({
@@ -31,6 +33,8 @@ export async function installRecipientKey(
     if (partner.recipientPublicKey === key.publicKey && partner.recipientKeyInstalledAt) {
       return { at: partner.recipientKeyInstalledAt, replaced: undefined };
     }
+    const installedNow = partner.recipientPublicKey ? partner.recipientKeyFingerprint : null;
+    if (key.replaces !== undefined && key.replaces !== installedNow) return "changed" as const;
     await tx.partner.update({
       where: { id: partnerId },
       data: {
@@ -48,6 +52,7 @@ export async function installRecipientKey(
     );
     return { at, replaced: previousFingerprint };
   });
+  if (installed === "changed") return installed;
   if (installed && installed.replaced !== undefined) {
     log.info("partner.recipient_key_installed", {
       partner_id: partnerId,

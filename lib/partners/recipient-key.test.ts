@@ -214,6 +214,38 @@ describe("the recipient-key possession challenge", () => {
     expect(again.status).toBe(200);
     expect(((await again.json()) as { installedAt: string }).installedAt).toBe(first.installedAt);
   });
+
+  it("replaces only the key named in replaces: a replacement confirmed for another key answers 409 key_changed", async () => {
+    const owner = await ownerOf();
+    const [first, second, third] = [generateKeyPair(), generateKeyPair(), generateKeyPair()];
+    const answered = async (keys: typeof first, replaces: string | null) => ({
+      publicKey: keys.publicKeyRawB64,
+      challengeAnswer: (await answerChallenge(owner, keys)).nonce,
+      replaces,
+    });
+    // A first key, confirmed as replacing none.
+    expect((await install(owner, await answered(first, null))).status).toBe(200);
+    const firstPrint = recipientKeyFingerprint(first.publicKeyRawB64);
+    // Two tabs both confirmed replacing the first key: the second to arrive is refused.
+    expect((await install(owner, await answered(second, firstPrint))).status).toBe(200);
+    await expectRefusal(
+      await install(owner, await answered(third, firstPrint)),
+      409,
+      "key_changed",
+    );
+    await expectRefusal(await install(owner, await answered(third, null)), 409, "key_changed");
+    const partner = await findPartner(owner.partnerId);
+    expect(partner.recipientPublicKey).toBe(second.publicKeyRawB64);
+    // Without replaces (the SDKs' and the CLI's body), the install works as before.
+    expect(
+      (
+        await install(owner, {
+          publicKey: third.publicKeyRawB64,
+          challengeAnswer: (await answerChallenge(owner, third)).nonce,
+        })
+      ).status,
+    ).toBe(200);
+  });
 });
 
 describe("recipient-key request validation", () => {

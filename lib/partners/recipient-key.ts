@@ -65,6 +65,7 @@ const RECIPIENT_KEY_ERRORS = {
   invalid_public_key: 400,
   invalid_challenge: 400,
   not_found: 404,
+  key_changed: 409,
 } as const satisfies Record<string, number>;
 
 type RecipientKeyErrorCode = keyof typeof RECIPIENT_KEY_ERRORS;
@@ -147,6 +148,8 @@ const challengeBodySchema = z.looseObject({ publicKey: z.string().optional() });
 const installBodySchema = z.looseObject({
   publicKey: z.string().optional(),
   challengeAnswer: z.string().optional(),
+  // The fingerprint of the key this install replaces (null: none), as the owner saw it.
+  replaces: z.string().nullable().optional(),
 });
 
 async function parseJsonBody<T>(request: Request, schema: z.ZodType<T>): Promise<T> {
@@ -215,7 +218,9 @@ const installedResponse = (fingerprint: string, installedAt: Date) =>
  * PUT /api/partners/mine/recipient-key: `{publicKey, challengeAnswer}` →
  * `{fingerprint, installedAt}`. Only the partner row changes: tenants already
  * created keep the sealing key they were created with (their data stays
- * readable by whoever could read it), and new tenants seal to this key.
+ * readable by whoever could read it), and new tenants seal to this key. The
+ * optional `replaces` names the fingerprint of the key the owner means to
+ * replace (null: none); when another is installed by now, 409 key_changed.
  */
 export function handleInstallRecipientKey(
   request: Request,
@@ -227,8 +232,19 @@ export function handleInstallRecipientKey(
     const at = now();
     assertChallengeAnswer(partnerId, publicKey, body.challengeAnswer, at);
     const fingerprint = recipientKeyFingerprint(publicKey);
-    const installedAt = await installRecipientKey(partnerId, { publicKey, fingerprint }, at, audit);
+    const installedAt = await installRecipientKey(
+      partnerId,
+      { publicKey, fingerprint, replaces: body.replaces },
+      at,
+      audit,
+    );
     if (!installedAt) throw new RecipientKeyError("not_found", "no such partner");
+    if (installedAt === "changed") {
+      throw new RecipientKeyError(
+        "key_changed",
+        "the installed key is no longer the one named in replaces: look at the key installed now and confirm again",
+      );
+    }
     return installedResponse(fingerprint, installedAt);
   });
 }

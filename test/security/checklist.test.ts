@@ -24,6 +24,8 @@ const CHECKLIST_ITEMS = [
   "framing refused (X-Frame-Options / CSP frame-ancestors on every HTML screen)",
   "page scripts allowed only by a fresh per-request nonce that no client can choose",
   "CSRF on every browser POST",
+  "partner self-service sign-up only where the operator allows it, one partner per person, no name another partner has",
+  "a decryption-key replacement never replaces a key the owner did not confirm",
   "sign-out revokes the session server-side; CSRF on sign-out",
   "stale sessions re-confirm before approving (partner-key mode)",
   "magic link scanner safety and cross-browser use",

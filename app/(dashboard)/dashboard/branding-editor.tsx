@@ -1,263 +1,270 @@
 "use client";
 
-import { useTranslations } from "next-intl";
-import { useEffect, useRef, useState, type FormEvent } from "react";
+import { useLocale, useTranslations } from "next-intl";
+import { useMemo, useState, type FormEvent } from "react";
 import type { BrandingRecord } from "@/lib/partners/branding-record";
-import { readableTextOn } from "@/lib/partners/contrast";
+import { locales } from "@/lib/i18n/locales";
+import { BrandingPreview } from "./branding-preview";
 import { announceChange } from "./changes";
+import { LogoField } from "./logo-field";
+import { BusyButton } from "./ui/busy-button";
+import { NO_PROBLEMS, useProblems, type Problems } from "./ui/errors";
+import { FieldErrors, FormAlert } from "./ui/form-alert";
+import { send, type Answer } from "./ui/request";
 
-type Branding = BrandingRecord;
-type Field = keyof Branding;
-type Violation = { field: string; message: string };
+type Text = "displayName" | "accentColor" | "supportUrl" | "termsUrl" | "privacyUrl" | "purpose";
+type Draft = Record<Text | "defaultLanguage" | "logoAddress", string>;
+type Saved = { branding: BrandingRecord };
 
-const TEXT_FIELDS: readonly Field[] = [
-  "displayName",
-  "logoUrl",
-  "supportUrl",
-  "termsUrl",
-  "privacyUrl",
-];
-const LANGUAGES = ["da", "de", "en", "es", "fi", "fr", "it", "nb", "nl", "pl", "pt", "sv"];
 const HEX = /^#[0-9a-fA-F]{6}$/;
+const LINKS = ["supportUrl", "termsUrl", "privacyUrl"] as const;
+
+function toDraft(branding: BrandingRecord): Draft {
+  return {
+    displayName: branding.displayName ?? "",
+    accentColor: branding.accentColor ?? "",
+    supportUrl: branding.supportUrl ?? "",
+    termsUrl: branding.termsUrl ?? "",
+    privacyUrl: branding.privacyUrl ?? "",
+    purpose: branding.purpose ?? "",
+    defaultLanguage: branding.defaultLanguage ?? "",
+    logoAddress: "",
+  };
+}
 
 /**
- * Every branding field with a live preview of the consent screen; saving
- * replaces the whole record (PUT /api/partner/branding), and each refused
- * field shows its message next to the input.
+ * Every branding field with a live preview of the consent screen. The logo
+ * is the image itself (uploaded at once, or fetched from an https address on
+ * save); saving replaces the whole record (PUT /api/partner/branding), and
+ * each refused field says why next to its input, in the person's language.
  */
 export function BrandingEditor(props: {
   partnerId: string;
   partnerName: string;
   registeredDomain: string | null;
-  initial: Branding;
+  initial: BrandingRecord;
   csrf: string;
 }) {
   const t = useTranslations("Dashboard");
-  const [draft, setDraft] = useState<Record<Field, string>>(() => toDraft(props.initial));
-  const [violations, setViolations] = useState<Violation[]>([]);
-  const [status, setStatus] = useState<"idle" | "saving" | "saved" | "failed">("idle");
-  const query = `?partner=${encodeURIComponent(props.partnerId)}`;
-  const headers = { "X-CSRF-Token": props.csrf };
+  const locale = useLocale();
+  const problemsOf = useProblems();
+  const endpoint = { partnerId: props.partnerId, csrf: props.csrf };
+  const [saved, setSaved] = useState(props.initial);
+  const [draft, setDraft] = useState<Draft>(() => toDraft(props.initial));
+  const [busy, setBusy] = useState<"save" | "upload" | "remove" | null>(null);
+  const [status, setStatus] = useState("");
+  const [problems, setProblems] = useState<Problems>(NO_PROBLEMS);
+  const languageNames = useMemo(
+    () => new Intl.DisplayNames([locale], { type: "language" }),
+    [locale],
+  );
+  const logo = saved.logoUrl;
 
-  const set = (field: Field) => (value: string) => {
+  const set = (field: keyof Draft) => (value: string) => {
     setDraft((current) => ({ ...current, [field]: value }));
-    setStatus("idle");
+    setStatus("");
   };
 
-  function applyAnswer(body: { branding?: Branding; violations?: Violation[] }, ok: boolean) {
-    if (ok && body.branding) {
-      setDraft(toDraft(body.branding));
-      setViolations([]);
-      setStatus("saved");
+  /** Applies an answer: the saved record on success, the sentences otherwise. */
+  function settle(answer: Answer<Partial<Saved>>, done: string, keepDraft: boolean): boolean {
+    setBusy(null);
+    if (answer.ok && answer.body.branding) {
+      const branding = answer.body.branding;
+      setSaved(branding);
+      setDraft((current) => (keepDraft ? current : toDraft(branding)));
+      setProblems(NO_PROBLEMS);
+      setStatus(done);
       announceChange();
-    } else {
-      setViolations(body.violations ?? [{ field: "body", message: t("saveFailed") }]);
-      setStatus("failed");
+      return true;
     }
+    const found = problemsOf("branding", answer, { domain: props.registeredDomain });
+    setProblems(found);
+    setStatus(found.general.length ? "" : t("notSaved"));
+    const first = Object.keys(found.fields)[0];
+    if (first) document.getElementById(first === "logoUrl" ? "logoAddress" : first)?.focus();
+    return false;
   }
 
   async function save(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    setStatus("saving");
-    const response = await fetch(`/api/partner/branding${query}`, {
+    if (busy) return;
+    setBusy("save");
+    setStatus("");
+    const { logoAddress, ...fields } = draft;
+    const answer = await send<Partial<Saved>>(endpoint, "/api/partner/branding", {
       method: "PUT",
-      headers: { ...headers, "Content-Type": "application/json" },
-      body: JSON.stringify(draft),
+      json: { ...fields, logoUrl: logoAddress.trim() || logo },
     });
-    applyAnswer(await response.json().catch(() => ({})), response.ok);
+    settle(answer, t("saved"), false);
   }
 
-  async function upload(file: File | undefined) {
-    if (!file) return;
-    setStatus("saving");
-    const response = await fetch(`/api/partner/logo${query}`, {
+  async function upload(file: File) {
+    setBusy("upload");
+    setStatus("");
+    const answer = await send<Partial<Saved>>(endpoint, "/api/partner/logo", {
       method: "POST",
-      headers: { ...headers, "Content-Type": file.type || "application/octet-stream" },
       body: file,
+      contentType: file.type,
     });
-    applyAnswer(await response.json().catch(() => ({})), response.ok);
+    settle(answer, t("logoUploaded"), true);
   }
 
-  const problem = (field: string) => violations.find((violation) => violation.field === field);
-  const general = violations.filter(
-    (violation) =>
-      !(TEXT_FIELDS as readonly string[])
-        .concat(["accentColor", "purpose", "defaultLanguage", "logo"])
-        .includes(violation.field),
-  );
+  async function removeLogo() {
+    setBusy("remove");
+    setStatus("");
+    const answer = await send<Partial<Saved>>(endpoint, "/api/partner/branding", {
+      method: "PUT",
+      json: { ...saved, logoUrl: null },
+    });
+    settle(answer, t("logoRemoved"), true);
+  }
+
+  const field = (name: Text, extra: { type: string; help?: string; autoComplete?: string }) => {
+    const messages = problems.fields[name];
+    return (
+      <div className="field">
+        <label htmlFor={name}>{t(`fields.${name}`)}</label>
+        <input
+          id={name}
+          name={name}
+          type={extra.type}
+          autoComplete={extra.autoComplete ?? "off"}
+          value={draft[name]}
+          onChange={(event) => set(name)(event.target.value)}
+          aria-invalid={messages ? true : undefined}
+          aria-describedby={`${extra.help ? `${name}-help ` : ""}${name}-problem`}
+        />
+        {extra.help ? (
+          <span id={`${name}-help`} className="field-help">
+            {extra.help}
+          </span>
+        ) : null}
+        <FieldErrors id={`${name}-problem`} messages={messages} />
+      </div>
+    );
+  };
 
   return (
-    <div className="dashboard-grid">
-      <form onSubmit={save} className="card stack" noValidate aria-labelledby="branding-title">
+    <section id="branding" className="dashboard-grid" aria-labelledby="branding-title">
+      <form onSubmit={(event) => void save(event)} className="card stack" noValidate>
         <h2 id="branding-title">{t("brandingTitle")}</h2>
+        <FormAlert items={problems.general} />
+        {field("displayName", {
+          type: "text",
+          help: t("displayNameHelp", { partner: props.partnerName }),
+        })}
+        <LogoField
+          logo={logo}
+          partnerName={draft.displayName.trim() || props.partnerName}
+          busy={busy === "upload" || busy === "remove" ? busy : null}
+          problems={problems.fields.logo}
+          onUpload={(file) => void upload(file)}
+          onRemove={() => void removeLogo()}
+        />
+        <div className="field">
+          <label htmlFor="logoAddress">{t("fields.logoAddress")}</label>
+          <input
+            id="logoAddress"
+            name="logoAddress"
+            type="url"
+            inputMode="url"
+            autoComplete="off"
+            placeholder="https://"
+            value={draft.logoAddress}
+            onChange={(event) => set("logoAddress")(event.target.value)}
+            aria-invalid={problems.fields.logoUrl ? true : undefined}
+            aria-describedby="logoAddress-help logoAddress-problem"
+          />
+          <span id="logoAddress-help" className="field-help">
+            {t("logoAddressHelp")}
+          </span>
+          <FieldErrors id="logoAddress-problem" messages={problems.fields.logoUrl} />
+        </div>
+        <div className="field">
+          <label htmlFor="accentColor">{t("fields.accentColor")}</label>
+          <div className="colour-row">
+            <input
+              id="accentColor"
+              name="accentColor"
+              type="text"
+              autoComplete="off"
+              spellCheck={false}
+              placeholder="#1d4ed8"
+              value={draft.accentColor}
+              onChange={(event) => set("accentColor")(event.target.value)}
+              aria-invalid={problems.fields.accentColor ? true : undefined}
+              aria-describedby="accentColor-help accentColor-problem"
+            />
+            <input
+              type="color"
+              aria-label={t("fields.accentPicker")}
+              value={HEX.test(draft.accentColor) ? draft.accentColor.toLowerCase() : "#1d4ed8"}
+              onChange={(event) => set("accentColor")(event.target.value)}
+            />
+          </div>
+          <span id="accentColor-help" className="field-help">
+            {t("accentHelp")}
+          </span>
+          <FieldErrors id="accentColor-problem" messages={problems.fields.accentColor} />
+        </div>
         {props.registeredDomain ? (
           <p className="muted small">{t("pinnedDomain", { domain: props.registeredDomain })}</p>
         ) : null}
-        {TEXT_FIELDS.map((field) => (
-          <Input
-            key={field}
-            field={field}
-            label={t(`fields.${field}`)}
-            value={draft[field]}
-            onChange={set(field)}
-            problem={problem(field)}
-          />
+        {LINKS.map((name) => (
+          <div key={name}>{field(name, { type: "url" })}</div>
         ))}
-        <div className="field">
-          <label htmlFor="logoFile">{t("fields.logoFile")}</label>
-          <input
-            id="logoFile"
-            type="file"
-            accept="image/png,image/jpeg,image/webp"
-            aria-describedby="logoFile-help"
-            onChange={(event) => void upload(event.target.files?.[0])}
-          />
-          <span id="logoFile-help" className="field-help">
-            {t("logoHelp")}
-          </span>
-          <FieldProblem id="logo" problem={problem("logo")} />
-        </div>
-        <Input
-          field="accentColor"
-          label={t("fields.accentColor")}
-          value={draft.accentColor}
-          onChange={set("accentColor")}
-          problem={problem("accentColor")}
-          placeholder="#1d4ed8"
-        />
         <div className="field">
           <label htmlFor="purpose">{t("fields.purpose")}</label>
           <textarea
             id="purpose"
+            name="purpose"
             rows={3}
             value={draft.purpose}
             onChange={(event) => set("purpose")(event.target.value)}
-            aria-invalid={Boolean(problem("purpose"))}
-            aria-describedby="purpose-problem"
+            aria-invalid={problems.fields.purpose ? true : undefined}
+            aria-describedby="purpose-help purpose-problem"
           />
-          <FieldProblem id="purpose" problem={problem("purpose")} />
+          <span id="purpose-help" className="field-help">
+            {t("purposeHelp")}
+          </span>
+          <FieldErrors id="purpose-problem" messages={problems.fields.purpose} />
         </div>
         <div className="field">
           <label htmlFor="defaultLanguage">{t("fields.defaultLanguage")}</label>
           <select
             id="defaultLanguage"
+            name="defaultLanguage"
             value={draft.defaultLanguage}
             onChange={(event) => set("defaultLanguage")(event.target.value)}
+            aria-invalid={problems.fields.defaultLanguage ? true : undefined}
             aria-describedby="defaultLanguage-problem"
           >
             <option value="">{t("noLanguage")}</option>
-            {LANGUAGES.map((language) => (
-              <option key={language} value={language}>
-                {language}
+            {locales.map((code) => (
+              <option key={code} value={code} lang={code}>
+                {new Intl.DisplayNames([code], { type: "language" }).of(code) ?? code}
+                {code === locale ? "" : ` (${languageNames.of(code) ?? code})`}
               </option>
             ))}
           </select>
-          <FieldProblem id="defaultLanguage" problem={problem("defaultLanguage")} />
+          <FieldErrors id="defaultLanguage-problem" messages={problems.fields.defaultLanguage} />
         </div>
-        {general.map((violation) => (
-          <p key={violation.field} className="alert" role="alert">
-            {violation.message}
-          </p>
-        ))}
-        <p>
-          <button type="submit" className="button" disabled={status === "saving"}>
-            {status === "saving" ? t("saving") : t("save")}
-          </button>{" "}
-          <span role="status" className="muted">
-            {status === "saved" ? t("saved") : status === "failed" ? t("notSaved") : ""}
+        <p className="actions">
+          <BusyButton type="submit" busy={busy === "save"} busyLabel={t("saving")}>
+            {t("save")}
+          </BusyButton>
+          <span role="status" className="save-status" data-testid="branding-status">
+            {status}
           </span>
         </p>
       </form>
-      <Preview draft={draft} fallbackName={props.partnerName} />
-    </div>
-  );
-}
-
-function toDraft(branding: Branding): Record<Field, string> {
-  return Object.fromEntries(
-    Object.entries(branding).map(([field, value]) => [field, value ?? ""]),
-  ) as Record<Field, string>;
-}
-
-function FieldProblem({ id, problem }: { id: string; problem: Violation | undefined }) {
-  return (
-    <span id={`${id}-problem`} className="field-error" role={problem ? "alert" : undefined}>
-      {problem?.message ?? ""}
-    </span>
-  );
-}
-
-function Input(props: {
-  field: Field;
-  label: string;
-  value: string;
-  onChange: (value: string) => void;
-  problem: Violation | undefined;
-  placeholder?: string;
-}) {
-  return (
-    <div className="field">
-      <label htmlFor={props.field}>{props.label}</label>
-      <input
-        id={props.field}
-        value={props.value}
-        placeholder={props.placeholder}
-        onChange={(event) => props.onChange(event.target.value)}
-        aria-invalid={Boolean(props.problem)}
-        aria-describedby={`${props.field}-problem`}
+      <BrandingPreview
+        displayName={draft.displayName}
+        fallbackName={props.partnerName}
+        accentColor={draft.accentColor}
+        purpose={draft.purpose}
+        logo={logo}
       />
-      <FieldProblem id={props.field} problem={props.problem} />
-    </div>
-  );
-}
-
-/** The consent screen as a user would see it with these values (colours set through CSSOM: the CSP forbids style attributes). */
-function Preview({ draft, fallbackName }: { draft: Record<Field, string>; fallbackName: string }) {
-  const t = useTranslations("Dashboard");
-  const consent = useTranslations("Consent");
-  const ref = useRef<HTMLElement>(null);
-  const name = draft.displayName.trim() || fallbackName;
-  const accent = HEX.test(draft.accentColor) ? draft.accentColor : null;
-  useEffect(() => {
-    const element = ref.current;
-    if (!element) return;
-    if (accent) {
-      element.style.setProperty("--accent", accent);
-      element.style.setProperty("--accent-contrast", readableTextOn(accent));
-    } else {
-      element.style.removeProperty("--accent");
-      element.style.removeProperty("--accent-contrast");
-    }
-  }, [accent]);
-  const logo = draft.logoUrl.startsWith("/logos/") ? draft.logoUrl : null;
-  return (
-    <section
-      ref={ref}
-      className="card preview"
-      aria-labelledby="preview-title"
-      data-testid="preview"
-    >
-      <h2 id="preview-title" className="small muted">
-        {t("preview")}
-      </h2>
-      <header className="flow-header">
-        {logo ? (
-          // eslint-disable-next-line @next/next/no-img-element -- served by us, sized by CSS
-          <img className="flow-logo" src={logo} alt={t("logoAlt", { partner: name })} />
-        ) : null}
-        <span className="flow-partner">{name}</span>
-      </header>
-      <h3>{consent("title", { partner: name })}</h3>
-      {draft.purpose.trim() ? (
-        <>
-          <h4>{consent("purposeTitle", { partner: name })}</h4>
-          <p>{draft.purpose}</p>
-        </>
-      ) : null}
-      <p>{consent("duration", { partner: name })}</p>
-      <p>
-        <span className="button">{consent("approve")}</span>
-      </p>
     </section>
   );
 }

@@ -1,8 +1,14 @@
 "use client";
 
 import { useTranslations } from "next-intl";
-import { useState, type FormEvent } from "react";
+import { useState } from "react";
 import { announceChange } from "./changes";
+import { ClientForm, type ClientValues } from "./client-form";
+import { ConfirmDialog } from "./ui/confirm-dialog";
+import { useProblems } from "./ui/errors";
+import { FormAlert } from "./ui/form-alert";
+import { send, type Answer } from "./ui/request";
+import { SecretBox } from "./ui/secret-box";
 
 type Client = {
   clientId: string;
@@ -11,215 +17,185 @@ type Client = {
   createdAt: string;
   previousSecretExpiresAt: string | null;
 };
-type Violation = { field: string; message: string };
-type Secret = { clientId: string; clientSecret: string; previousSecretExpiresAt?: string | null };
-
-const lines = (text: string) =>
-  text
-    .split("\n")
-    .map((line) => line.trim())
-    .filter(Boolean);
+type Issued = { clientId: string; clientSecret: string; previousSecretExpiresAt?: string | null };
+/** A secret to show once, at the place of the action that made it. */
+type Reveal = { at: string; name: string; rotated: boolean } & Issued;
 
 /**
- * The partner's Connect clients: create (the secret shown once, with a copy
- * button), rename, edit redirect URIs, rotate the secret (the previous one
- * stays valid 24 hours), delete.
+ * The partner's Connect clients: create (the secret shown once right below,
+ * with a copy button), rename and edit redirect URIs, rotate the secret and
+ * delete, each behind a confirmation.
  */
 export function ClientsPanel(props: { partnerId: string; csrf: string; initial: Client[] }) {
   const t = useTranslations("Dashboard.clients");
+  const problemsOf = useProblems();
+  const endpoint = { partnerId: props.partnerId, csrf: props.csrf };
   const [clients, setClients] = useState(props.initial);
-  const [secret, setSecret] = useState<Secret | null>(null);
-  const [violations, setViolations] = useState<Record<string, Violation[]>>({});
-  const query = `?partner=${encodeURIComponent(props.partnerId)}`;
+  const [reveal, setReveal] = useState<Reveal | null>(null);
+  const [confirm, setConfirm] = useState<{ kind: "rotate" | "delete"; client: Client } | null>(
+    null,
+  );
+  const [busy, setBusy] = useState(false);
+  const [status, setStatus] = useState("");
+  const [actionProblems, setActionProblems] = useState<string[]>([]);
 
-  async function call(path: string, method: string, body?: unknown) {
-    const response = await fetch(`/api/partner/clients${path}${query}`, {
-      method,
-      headers: { "X-CSRF-Token": props.csrf, "Content-Type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = response.status === 204 ? {} : await response.json().catch(() => ({}));
-    return { ok: response.ok, json };
-  }
+  const path = (clientId?: string, tail = "") =>
+    `/api/partner/clients${clientId ? `/${encodeURIComponent(clientId)}` : ""}${tail}`;
 
   async function reload() {
     announceChange();
-    const { ok, json } = await call("", "GET");
-    if (ok) setClients(json as Client[]);
+    const answer = await send<Client[]>(endpoint, path(), { method: "GET" });
+    if (answer.ok && Array.isArray(answer.body)) setClients(answer.body as Client[]);
   }
 
-  function failed(key: string, json: { violations?: Violation[]; error_description?: string }) {
-    setViolations((current) => ({
-      ...current,
-      [key]: json.violations ?? [{ field: "body", message: json.error_description ?? t("failed") }],
-    }));
+  async function create(values: ClientValues): Promise<Answer> {
+    const answer = await send<Issued>(endpoint, path(), { method: "POST", json: values });
+    if (answer.ok) {
+      setReveal({ at: "new", name: values.name.trim(), rotated: false, ...answer.body });
+      setStatus("");
+      await reload();
+    }
+    return answer;
   }
 
-  async function create(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    const { ok, json } = await call("", "POST", {
-      name: String(form.get("name") ?? ""),
-      redirectUris: lines(String(form.get("redirectUris") ?? "")),
-    });
-    if (!ok) return failed("new", json);
-    setViolations((current) => ({ ...current, new: [] }));
-    setSecret(json as Secret);
-    event.currentTarget?.reset();
+  async function update(clientId: string, values: ClientValues): Promise<Answer> {
+    const answer = await send(endpoint, path(clientId), { method: "PATCH", json: values });
+    if (answer.ok) await reload();
+    return answer;
+  }
+
+  async function confirmed() {
+    if (!confirm) return;
+    const { kind, client } = confirm;
+    setBusy(true);
+    setActionProblems([]);
+    const answer =
+      kind === "rotate"
+        ? await send<Issued>(endpoint, path(client.clientId, "/rotate-secret"), { method: "POST" })
+        : await send(endpoint, path(client.clientId), { method: "DELETE" });
+    setBusy(false);
+    setConfirm(null);
+    if (!answer.ok) {
+      setActionProblems(problemsOf("client", answer).general);
+      return;
+    }
+    if (kind === "rotate") {
+      const issued = answer.body as unknown as Omit<Issued, "clientId">;
+      setReveal({
+        at: client.clientId,
+        name: client.name,
+        rotated: true,
+        clientId: client.clientId,
+        ...issued,
+      });
+    } else {
+      if (reveal?.at === client.clientId) setReveal(null);
+      setStatus(t("deleted", { name: client.name }));
+    }
     await reload();
   }
 
-  async function update(clientId: string, event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    const { ok, json } = await call(`/${encodeURIComponent(clientId)}`, "PATCH", {
-      name: String(form.get("name") ?? ""),
-      redirectUris: lines(String(form.get("redirectUris") ?? "")),
-    });
-    if (!ok) return failed(clientId, json);
-    setViolations((current) => ({ ...current, [clientId]: [] }));
-    await reload();
-  }
-
-  async function rotate(clientId: string) {
-    const { ok, json } = await call(`/${encodeURIComponent(clientId)}/rotate-secret`, "POST");
-    if (!ok) return failed(clientId, json);
-    setSecret({ clientId, ...(json as Omit<Secret, "clientId">) });
-    await reload();
-  }
-
-  async function remove(clientId: string) {
-    if (!window.confirm(t("confirmDelete", { clientId }))) return;
-    const { ok, json } = await call(`/${encodeURIComponent(clientId)}`, "DELETE");
-    if (!ok) return failed(clientId, json);
-    await reload();
-  }
+  const secretBox = (at: string) =>
+    reveal && reveal.at === at ? (
+      <SecretBox
+        title={
+          reveal.rotated
+            ? t("rotatedTitle", { name: reveal.name })
+            : t("secretTitle", { name: reveal.name })
+        }
+        items={[
+          { id: `${at}-id`, label: t("clientId"), value: reveal.clientId, testId: "client-id" },
+          {
+            id: `${at}-secret`,
+            label: t("clientSecret"),
+            value: reveal.clientSecret,
+            testId: "client-secret",
+          },
+        ]}
+        onDone={() => setReveal(null)}
+      >
+        {reveal.previousSecretExpiresAt ? (
+          <p className="small">
+            {t("previousValidUntil", { date: new Date(reveal.previousSecretExpiresAt) })}
+          </p>
+        ) : null}
+      </SecretBox>
+    ) : null;
 
   return (
-    <section className="card stack" aria-labelledby="clients-title">
+    <section id="clients" className="card stack" aria-labelledby="clients-title">
       <h2 id="clients-title">{t("title")}</h2>
-      {secret ? <SecretOnce secret={secret} onDone={() => setSecret(null)} /> : null}
+      <p className="muted">{t("intro")}</p>
+      <FormAlert items={actionProblems} />
+      <p role="status" className="save-status">
+        {status}
+      </p>
       {clients.length === 0 ? <p className="muted">{t("none")}</p> : null}
       {clients.map((client) => (
-        <form
-          key={client.clientId}
-          className="stack client"
-          onSubmit={(event) => void update(client.clientId, event)}
-          aria-label={client.name}
-        >
-          <p>
-            <code>{client.clientId}</code>
+        <article key={client.clientId} className="client stack" aria-label={client.name}>
+          <h3 className="client-name">{client.name}</h3>
+          <p className="small">
+            <span className="muted">{t("clientId")}:</span> <code>{client.clientId}</code>
           </p>
-          <ClientFields prefix={client.clientId} client={client} />
           {client.previousSecretExpiresAt ? (
             <p className="muted small">
               {t("previousValidUntil", { date: new Date(client.previousSecretExpiresAt) })}
             </p>
           ) : null}
-          <Problems items={violations[client.clientId]} />
-          <p className="actions">
-            <button type="submit" className="button">
-              {t("save")}
-            </button>{" "}
+          <ClientForm
+            prefix={client.clientId}
+            initial={client}
+            submitLabel={t("save")}
+            busyLabel={t("saving")}
+            doneLabel={t("saved")}
+            onSubmit={(values) => update(client.clientId, values)}
+          >
             <button
               type="button"
               className="button-secondary"
-              onClick={() => void rotate(client.clientId)}
+              onClick={() => setConfirm({ kind: "rotate", client })}
             >
               {t("rotate")}
-            </button>{" "}
+            </button>
             <button
               type="button"
-              className="button-link"
-              onClick={() => void remove(client.clientId)}
+              className="button-link danger-link"
+              onClick={() => setConfirm({ kind: "delete", client })}
             >
               {t("delete")}
             </button>
-          </p>
-        </form>
+          </ClientForm>
+          {secretBox(client.clientId)}
+        </article>
       ))}
-      <form
-        className="stack"
-        onSubmit={(event) => void create(event)}
-        aria-labelledby="new-client-title"
-      >
+      <div className="client stack">
         <h3 id="new-client-title">{t("newTitle")}</h3>
-        <ClientFields prefix="new" client={null} />
-        <Problems items={violations.new} />
-        <p>
-          <button type="submit" className="button">
-            {t("create")}
-          </button>
-        </p>
-      </form>
-    </section>
-  );
-}
-
-function ClientFields({ prefix, client }: { prefix: string; client: Client | null }) {
-  const t = useTranslations("Dashboard.clients");
-  return (
-    <>
-      <div className="field">
-        <label htmlFor={`${prefix}-name`}>{t("name")}</label>
-        <input id={`${prefix}-name`} name="name" defaultValue={client?.name ?? ""} required />
-      </div>
-      <div className="field">
-        <label htmlFor={`${prefix}-redirectUris`}>{t("redirectUris")}</label>
-        <textarea
-          id={`${prefix}-redirectUris`}
-          name="redirectUris"
-          rows={3}
-          defaultValue={client?.redirectUris.join("\n") ?? ""}
-          aria-describedby={`${prefix}-redirectUris-help`}
+        <ClientForm
+          prefix="new"
+          initial={null}
+          submitLabel={t("create")}
+          busyLabel={t("creating")}
+          resetAfter
+          onSubmit={create}
         />
-        <span id={`${prefix}-redirectUris-help`} className="field-help">
-          {t("redirectUrisHelp")}
-        </span>
+        {secretBox("new")}
       </div>
-    </>
-  );
-}
-
-function Problems({ items }: { items: Violation[] | undefined }) {
-  if (!items || items.length === 0) return null;
-  return (
-    <ul className="alert" role="alert">
-      {items.map((item) => (
-        <li key={`${item.field}:${item.message}`}>{item.message}</li>
-      ))}
-    </ul>
-  );
-}
-
-function SecretOnce({ secret, onDone }: { secret: Secret; onDone: () => void }) {
-  const t = useTranslations("Dashboard.clients");
-  const [copied, setCopied] = useState(false);
-  return (
-    <div className="notice stack" role="status">
-      <p>{t("secretOnce", { clientId: secret.clientId })}</p>
-      <p>
-        <code data-testid="client-secret">{secret.clientSecret}</code>
-      </p>
-      {secret.previousSecretExpiresAt ? (
-        <p className="small">
-          {t("previousValidUntil", { date: new Date(secret.previousSecretExpiresAt) })}
-        </p>
-      ) : null}
-      <p>
-        <button
-          type="button"
-          className="button-secondary"
-          onClick={() =>
-            void navigator.clipboard.writeText(secret.clientSecret).then(() => setCopied(true))
-          }
-        >
-          {copied ? t("copied") : t("copy")}
-        </button>{" "}
-        <button type="button" className="button-link" onClick={onDone}>
-          {t("dismiss")}
-        </button>
-      </p>
-    </div>
+      <ConfirmDialog
+        open={confirm !== null}
+        title={
+          confirm?.kind === "delete"
+            ? t("deleteTitle", { name: confirm.client.name })
+            : t("rotateTitle", { name: confirm?.client.name ?? "" })
+        }
+        confirmLabel={confirm?.kind === "delete" ? t("delete") : t("rotate")}
+        busyLabel={confirm?.kind === "delete" ? t("deleting") : t("rotating")}
+        busy={busy}
+        danger={confirm?.kind === "delete"}
+        onConfirm={() => void confirmed()}
+        onClose={() => setConfirm(null)}
+      >
+        <p>{confirm?.kind === "delete" ? t("deleteBody") : t("rotateBody")}</p>
+      </ConfirmDialog>
+    </section>
   );
 }

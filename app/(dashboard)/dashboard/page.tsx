@@ -1,23 +1,25 @@
 import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import { getTranslations } from "next-intl/server";
-import { SignOutForm } from "@/app/_components/sign-out-form";
 import { PARTNER_VISIBLE_TYPES } from "@/lib/audit/events";
 import { findSessionUser, sessionCookieName } from "@/lib/auth/sessions";
-import { SIGNED_OUT_FROM_DASHBOARD } from "@/lib/flow/sign-out";
+import { getEnv } from "@/lib/env";
 import { ClientMessages } from "@/lib/i18n/client-messages";
 import { ownedPartners, sessionCsrfToken } from "@/lib/partners/owner-session";
 import { findPartner, toPartnerWire } from "@/lib/partners/partner-api";
 import { listPartnerClients } from "@/lib/partners/client-api";
 import { BrandingEditor } from "./branding-editor";
 import { ClientsPanel } from "./clients-panel";
+import { DashboardBar } from "./dashboard-bar";
 import { RecipientKeyPanel } from "./recipient-key-panel";
 import { SecurityLog } from "./security-log";
+import { SignupForm } from "./signup-form";
 
 /**
- * The partner dashboard (issue: partners manage themselves): signed in with
- * the same login as the flow; an owner of several partners picks one. Every
- * state shows who is signed in, with sign-out.
+ * The partner dashboard: signed in with the same login as the flow. A person
+ * without a partner creates one (when the operator allows it) or is told who
+ * adds them; an owner of several picks one. Every screen shows who is signed
+ * in, with sign-out and, for owners of several partners, "Switch partner".
  */
 export default async function DashboardPage({
   searchParams,
@@ -31,27 +33,43 @@ export default async function DashboardPage({
   const owned = await ownedPartners(user.userId);
   const { partner: asked } = await searchParams;
   const chosen = owned.length === 1 ? owned[0] : owned.find((partner) => partner.id === asked);
+  const canSwitch = owned.length > 1;
 
   if (!chosen) {
     return (
       <main id="main" className="page dashboard">
-        <h1>{t("title")}</h1>
-        <SignOutForm user={user} from={SIGNED_OUT_FROM_DASHBOARD} />
-        {owned.length === 0 ? (
-          <p className="notice">{t("noPartner", { email: user.email })}</p>
-        ) : (
-          <nav aria-labelledby="choose-title" className="card">
-            <h2 id="choose-title">{t("choosePartner")}</h2>
-            <ul className="stack">
+        <DashboardBar user={user} partner={null} canSwitch={false} />
+        {owned.length > 0 ? (
+          <nav aria-labelledby="choose-title" className="card stack">
+            <h1 id="choose-title">{t("choosePartner")}</h1>
+            <p className="muted">{t("chooseIntro")}</p>
+            <ul className="stack list-plain">
               {owned.map((partner) => (
                 <li key={partner.id}>
-                  <a href={`/dashboard?partner=${partner.id}`}>
+                  <a className="button-secondary" href={`/dashboard?partner=${partner.id}`}>
                     {partner.displayName || partner.name}
                   </a>
                 </li>
               ))}
             </ul>
           </nav>
+        ) : getEnv().partnerSelfSignup ? (
+          <section aria-labelledby="signup-title" className="stack">
+            <h1 id="signup-title">{t("signup.title")}</h1>
+            <p>{t("signup.intro", { email: user.email })}</p>
+            <ClientMessages namespaces={["Dashboard"]}>
+              <SignupForm csrf={sessionCsrfToken(user)} />
+            </ClientMessages>
+          </section>
+        ) : (
+          <section aria-labelledby="closed-title" className="card stack">
+            <h1 id="closed-title">{t("closed.title")}</h1>
+            <p>{t("closed.body", { email: user.email })}</p>
+            <pre className="command" data-testid="add-owner-command">
+              <code>{`npm run admin -- partner add-owner --partner <partner-id> --email ${user.email}`}</code>
+            </pre>
+            <p className="muted">{t("closed.after")}</p>
+          </section>
         )}
       </main>
     );
@@ -60,14 +78,11 @@ export default async function DashboardPage({
   const partner = await findPartner(chosen.id);
   if (!partner) redirect("/dashboard");
   const wire = toPartnerWire(partner);
+  const csrf = sessionCsrfToken(user);
   return (
     <main id="main" className="page dashboard">
-      <h1>{t("title")}</h1>
-      <SignOutForm
-        user={user}
-        from={SIGNED_OUT_FROM_DASHBOARD}
-        text={t("signedInAs", { email: user.email, partner: partner.name })}
-      />
+      <DashboardBar user={user} partner={partner} canSwitch={canSwitch} />
+      <h1 className="visually-hidden">{t("title")}</h1>
       {/* The branding editor previews the consent screen in its own words. */}
       <ClientMessages namespaces={["Dashboard", "Consent"]}>
         <BrandingEditor
@@ -75,17 +90,25 @@ export default async function DashboardPage({
           partnerName={partner.name}
           registeredDomain={partner.registeredDomain}
           initial={wire.branding}
-          csrf={sessionCsrfToken(user)}
+          csrf={csrf}
         />
         <ClientsPanel
           partnerId={partner.id}
-          csrf={sessionCsrfToken(user)}
+          csrf={csrf}
           initial={await listPartnerClients(partner.id)}
         />
         <RecipientKeyPanel
           partnerId={partner.id}
-          csrf={sessionCsrfToken(user)}
-          fingerprint={partner.recipientKeyFingerprint}
+          partnerName={partner.name}
+          csrf={csrf}
+          installed={
+            partner.recipientPublicKey && partner.recipientKeyFingerprint
+              ? {
+                  fingerprint: partner.recipientKeyFingerprint,
+                  installedAt: partner.recipientKeyInstalledAt?.toISOString() ?? null,
+                }
+              : null
+          }
         />
         <SecurityLog partnerId={partner.id} types={PARTNER_VISIBLE_TYPES} />
       </ClientMessages>

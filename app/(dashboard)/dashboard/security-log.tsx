@@ -119,7 +119,7 @@ export function SecurityLog(props: { partnerId: string; types: readonly string[]
   }, [load]);
 
   return (
-    <section className="card stack" aria-labelledby="security-log-title">
+    <section id="security-log" className="card stack" aria-labelledby="security-log-title">
       <h2 id="security-log-title">{t("title")}</h2>
       <p className="muted small">{t("intro")}</p>
       <div className="log-controls">

@@ -1,0 +1,117 @@
+"use client";
+
+import { useTranslations } from "next-intl";
+import { useState, type FormEvent, type ReactNode } from "react";
+import { BusyButton } from "./ui/busy-button";
+import { NO_PROBLEMS, useProblems, type Problems } from "./ui/errors";
+import { FieldErrors, FormAlert } from "./ui/form-alert";
+import type { Answer } from "./ui/request";
+
+export interface ClientValues {
+  name: string;
+  redirectUris: string[];
+}
+
+const lines = (text: string) =>
+  text
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean);
+
+/**
+ * A client's name and redirect URIs, for a new client or an existing one:
+ * the button shows the request is under way, a refused field says why next
+ * to it, and a new client's form is emptied once it is created.
+ */
+export function ClientForm(props: {
+  prefix: string;
+  initial: { name: string; redirectUris: string[] } | null;
+  submitLabel: string;
+  busyLabel: string;
+  doneLabel?: string;
+  resetAfter?: boolean;
+  onSubmit: (values: ClientValues) => Promise<Answer>;
+  children?: ReactNode;
+}) {
+  const t = useTranslations("Dashboard.clients");
+  const problemsOf = useProblems();
+  const [name, setName] = useState(props.initial?.name ?? "");
+  const [uris, setUris] = useState(props.initial?.redirectUris.join("\n") ?? "");
+  const [busy, setBusy] = useState(false);
+  const [status, setStatus] = useState("");
+  const [problems, setProblems] = useState<Problems>(NO_PROBLEMS);
+  const id = (field: string) => `${props.prefix}-${field}`;
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (busy) return;
+    setBusy(true);
+    setStatus("");
+    const values = { name, redirectUris: lines(uris) };
+    const answer = await props.onSubmit(values);
+    setBusy(false);
+    if (answer.ok) {
+      setProblems(NO_PROBLEMS);
+      setStatus(props.doneLabel ?? "");
+      if (props.resetAfter) {
+        setName("");
+        setUris("");
+      }
+      return;
+    }
+    const found = problemsOf("client", answer, { redirectUris: values.redirectUris });
+    setProblems(found);
+    const first = Object.keys(found.fields)[0];
+    if (first) document.getElementById(id(first))?.focus();
+  }
+
+  return (
+    <form className="stack" noValidate onSubmit={(event) => void submit(event)}>
+      <FormAlert items={problems.general} />
+      <div className="field">
+        <label htmlFor={id("name")}>{t("name")}</label>
+        <input
+          id={id("name")}
+          name="name"
+          type="text"
+          autoComplete="off"
+          required
+          maxLength={80}
+          value={name}
+          onChange={(event) => setName(event.target.value)}
+          aria-invalid={problems.fields.name ? true : undefined}
+          aria-describedby={id("name-problem")}
+        />
+        <FieldErrors id={id("name-problem")} messages={problems.fields.name} />
+      </div>
+      <div className="field">
+        <label htmlFor={id("redirectUris")}>{t("redirectUris")}</label>
+        <textarea
+          id={id("redirectUris")}
+          name="redirectUris"
+          rows={3}
+          spellCheck={false}
+          autoCapitalize="off"
+          placeholder="https://app.example/callback"
+          value={uris}
+          onChange={(event) => setUris(event.target.value)}
+          aria-invalid={problems.fields.redirectUris ? true : undefined}
+          aria-describedby={`${id("redirectUris-help")} ${id("redirectUris-problem")}`}
+        />
+        <span id={id("redirectUris-help")} className="field-help">
+          {t("redirectUrisHelp")}
+        </span>
+        <FieldErrors id={id("redirectUris-problem")} messages={problems.fields.redirectUris} />
+      </div>
+      <div className="actions">
+        <BusyButton type="submit" busy={busy} busyLabel={props.busyLabel}>
+          {props.submitLabel}
+        </BusyButton>
+        {props.children}
+        <span role="status" className="save-status">
+          {status}
+        </span>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,116 @@
+import { ownerAudit } from "../audit/context";
+import type { AuditContext } from "../audit/events";
+import { recordPartnerCreated } from "../audit/partners";
+import type { SignedInUser } from "../auth/sessions";
+import { db } from "../db/client";
+import { lockUserRow } from "../db/locks";
+import { getEnv } from "../env";
+import { BodyTooLargeError, readBodyText } from "../http/body-limits";
+import { answeringOutages, temporarilyUnavailable } from "../http/outage";
+import { errorJson, privateJson } from "../http/respond";
+import { nameProblem } from "./names";
+import { authenticateDashboardUser } from "./owner-session";
+import type { FieldViolation } from "./violations";
+
+/**
+ * Self-service sign-up (docs/partner-signup.md): `POST /api/partners` `{name}`
+ * makes a signed-in person who owns no partner the owner of a new one, when
+ * the operator allows it (PARTNER_SELF_SIGNUP). A person gets one partner
+ * this way: the user's row is locked while the partners they own are
+ * counted, so a double click or two tabs create one partner, and the second
+ * request answers the partner the first one made. Further partners and
+ * owners are the operator's (`npm run admin -- partner …`).
+ */
+
+export type SignUpResult =
+  { partner: { id: string; name: string }; created: boolean } | { taken: true };
+
+export async function signUpPartner(
+  user: Pick<SignedInUser, "userId" | "email">,
+  name: string,
+  audit: AuditContext,
+): Promise<SignUpResult> {
+  return db().$transaction(async (tx) => {
+    await lockUserRow(tx, user.userId);
+    const owned = await tx.partner.findFirst({
+      where: { owners: { some: { userId: user.userId } } },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+      select: { id: true, name: true },
+    });
+    if (owned) return { partner: owned, created: false };
+    // Names are compared without case under a lock on the name itself, so two
+    // people cannot sign up the same name at once; a name a partner already
+    // has is refused, so a newcomer cannot pass for a known partner.
+    const lock = `partner-name:${name.toLowerCase()}`;
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${lock}, 0))`;
+    const clash = await tx.partner.findFirst({
+      where: { name: { equals: name, mode: "insensitive" } },
+      select: { id: true },
+    });
+    if (clash) return { taken: true as const };
+    const partner = await tx.partner.create({
+      data: { name, owners: { create: { userId: user.userId } } },
+      select: { id: true, name: true },
+    });
+    await recordPartnerCreated(tx, { ...partner, ownerEmail: user.email }, audit);
+    return { partner, created: true };
+  });
+}
+
+const invalid = (violation: FieldViolation) =>
+  privateJson(
+    { error: "invalid_request", error_description: violation.message, violations: [violation] },
+    400,
+  );
+
+/** The request's partner name, or the violation to answer. */
+async function readName(request: Request): Promise<string | FieldViolation> {
+  let json: unknown;
+  try {
+    json = JSON.parse(await readBodyText(request));
+  } catch (error) {
+    if (!(error instanceof BodyTooLargeError) && !(error instanceof SyntaxError)) throw error;
+    return { field: "body", code: "invalid_body", message: "the body must be a JSON object" };
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    return { field: "body", code: "invalid_body", message: "the body must be a JSON object" };
+  }
+  const raw = (json as { name?: unknown }).name;
+  if (typeof raw !== "string") {
+    return { field: "name", code: "invalid_type", message: "name must be a string" };
+  }
+  const name = raw.trim();
+  const refused = nameProblem(name);
+  return refused ? { field: "name", code: refused.code, message: `name ${refused.problem}` } : name;
+}
+
+/**
+ * POST /api/partners: 201 with the new partner, 200 with the one this person
+ * already owns, 409 name_taken for a name another partner has.
+ */
+export const handlePartnerSignUp = answeringOutages(async (request: Request) => {
+  const user = await authenticateDashboardUser(request, { mutation: true });
+  if (user instanceof Response) return user;
+  if (!getEnv().partnerSelfSignup) {
+    return errorJson(
+      403,
+      "signup_closed",
+      "the operator adds partners and their owners: npm run admin -- partner add-owner --partner <partner-id> --email <email>",
+    );
+  }
+  const name = await readName(request);
+  if (typeof name !== "string") return invalid(name);
+  const result = await signUpPartner(user, name, ownerAudit(request, { user }));
+  if ("taken" in result) {
+    const message = "name is already used by another partner: choose another name";
+    return privateJson(
+      {
+        error: "name_taken",
+        error_description: message,
+        violations: [{ field: "name", code: "taken", message }],
+      },
+      409,
+    );
+  }
+  return privateJson(result, result.created ? 201 : 200);
+}, temporarilyUnavailable);
