@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { getEnv } from "../env";
 import { clientIpOf } from "../http/client-ip";
-import { OAuthError } from "./errors";
+import { countTokenExchange } from "../metrics";
+import { OAuthError, toOAuthError } from "./errors";
 import {
   assertClientMayObtainKeys,
   authenticateClient,
@@ -113,6 +114,7 @@ export async function handleTokenRequest(request: Request): Promise<Response> {
       clientIp: clientIpOf(request),
     });
     const issuer = getEnv().issuer;
+    countTokenExchange("ok");
     // SPEC 2.3, with the first-generation fields apiKey, apiBaseUrl and user.
     return oauthJson({
       access_token: issued.apiKey,
@@ -124,6 +126,7 @@ export async function handleTokenRequest(request: Request): Promise<Response> {
       user: issued.subject,
     } satisfies z.infer<typeof TokenResponse>);
   } catch (error) {
+    countTokenExchange(toOAuthError(error).code);
     return oauthErrorResponse(error, { basic });
   }
 }
