@@ -59,7 +59,8 @@ async function dispatch(request: IncomingMessage, response: ServerResponse, clie
     request.resume();
     return void response.writeHead(404).end();
   }
-  const body = method === "GET" || method === "HEAD" ? undefined : await readBody(request);
+  const body =
+    method === "GET" || method === "HEAD" ? undefined : new Uint8Array(await readBody(request));
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
     if (typeof value === "string") headers.set(name, value);
