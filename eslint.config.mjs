@@ -17,10 +17,12 @@ const LIB_FLOORS = [
   ["audit", "demo", "mail", "upstream"],
   ["http"],
   ["db", "ratelimit"],
+  ["tracing"],
   ["crypto", "log"],
-  ["docs", "env", "i18n"],
+  ["docs", "env", "i18n", "metrics", "request-context"],
 ];
-const wingPath = (wing) => (["env", "log"].includes(wing) ? `./lib/${wing}.ts` : `./lib/${wing}`);
+const wingPath = (wing) =>
+  ["env", "log", "request-context"].includes(wing) ? `./lib/${wing}.ts` : `./lib/${wing}`;
 const IMPORT_DIRECTION_ZONES = LIB_FLOORS.flatMap((floor, index) =>
   floor.map((wing) => ({
     target: wingPath(wing),

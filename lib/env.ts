@@ -110,6 +110,14 @@ const rawSchema = z.object({
   PARTNER_SELF_SIGNUP: booleanFlag,
   DEMO_PARTNER_PRIVATE_KEY: optionalString,
   DATA_DIR: z.preprocess(emptyToUndefined, z.string().default(".data")),
+  // Observability (docs/observability.md): the bearer token of GET /metrics
+  // (unset: no metrics endpoint) and where traces go (unset: no tracing).
+  METRICS_TOKEN: z.preprocess(
+    emptyToUndefined,
+    z.string().min(16, "must be at least 16 characters").optional(),
+  ),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
+  OTEL_SERVICE_NAME: z.preprocess(emptyToUndefined, z.string().default("bank-connect")),
   LOG_LEVEL: z.preprocess(
     emptyToUndefined,
     z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
@@ -174,6 +182,13 @@ function finishEnv(raw: RawEnv) {
     partnerSelfSignup: raw.PARTNER_SELF_SIGNUP ?? mode === "local",
     demoPartnerPrivateKey: raw.DEMO_PARTNER_PRIVATE_KEY,
     logLevel: raw.LOG_LEVEL,
+    metricsToken: raw.METRICS_TOKEN,
+    tracing: raw.OTEL_EXPORTER_OTLP_ENDPOINT
+      ? {
+          endpoint: raw.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, ""),
+          serviceName: raw.OTEL_SERVICE_NAME,
+        }
+      : undefined,
     dataDir: raw.DATA_DIR,
   };
 }

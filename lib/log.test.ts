@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { REDACTED, redact } from "./log";
+import { createLogger, REDACTED, redact } from "./log";
+import { runInRequest } from "./request-context";
 
-describe("log redaction (DESIGN.md §8: no secret, key, code or bank data in logs)", () => {
+describe("log redaction: no secret, key, code or bank data in logs", () => {
   it("redacts secrets, keys, codes and bank data by field name, at any depth", () => {
     const fields = {
       clientId: "obc_x",
@@ -44,5 +45,79 @@ describe("log redaction (DESIGN.md §8: no secret, key, code or bank data in log
     expect(redact({ error })).toEqual({
       error: { name: "Error", message: "boom", cause: { password: REDACTED } },
     });
+  });
+});
+
+describe("the log's output (pino)", () => {
+  const capture = () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const logger = createLogger("debug", {
+      out: { write: (line) => void out.push(line) },
+      err: { write: (line) => void err.push(line) },
+    });
+    return { logger, out, err };
+  };
+
+  it("prints one JSON line with level, ISO time and event; warn and error go to the error stream", () => {
+    const { logger, out, err } = capture();
+    logger.info({ clientId: "obc_x" }, "token.issued");
+    logger.warn({}, "sync.busy");
+    expect(out).toHaveLength(1);
+    expect(out[0]?.endsWith("}\n")).toBe(true);
+    const line = JSON.parse(out[0] ?? "") as Record<string, unknown>;
+    expect(line).toEqual({
+      level: "info",
+      time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      event: "token.issued",
+      clientId: "obc_x",
+    });
+    expect(err.map((text) => JSON.parse(text) as unknown)).toEqual([
+      expect.objectContaining({ level: "warn", event: "sync.busy" }),
+    ]);
+  });
+
+  it("prints [redacted] and nothing of a secret in nested fields, headers and errors", () => {
+    const { logger, out, err } = capture();
+    const secrets = {
+      key: `ebk_${"k".repeat(43)}`,
+      secret: `obs_${"s".repeat(43)}`,
+      verifier: "v".repeat(43),
+      code: "c0de-c0de-c0de",
+      privateKey: "MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg",
+      iban: "DK5000400440116243",
+      email: "someone@example.com",
+    };
+    logger.error(
+      {
+        request: {
+          headers: { "x-api-key": secrets.key, authorization: `Basic ${secrets.secret}` },
+          body: { code: secrets.code, code_verifier: secrets.verifier },
+        },
+        partner: { privateKey: secrets.privateKey, account: { iban: secrets.iban } },
+        user: { email: secrets.email },
+        error: new Error(`refused ${secrets.key}`, { cause: { client_secret: secrets.secret } }),
+      },
+      "oauth.server_error",
+    );
+    const printed = [...out, ...err].join("");
+    for (const value of Object.values(secrets)) expect(printed).not.toContain(value);
+    const line = JSON.parse(err[0] ?? "") as {
+      request: { headers: Record<string, string>; body: Record<string, string> };
+      partner: { privateKey: string; account: { iban: string } };
+    };
+    expect(line.request.headers["x-api-key"]).toBe(REDACTED);
+    expect(line.request.body.code_verifier).toBe(REDACTED);
+    expect(line.partner.privateKey).toBe(REDACTED);
+    expect(line.partner.account.iban).toBe(REDACTED);
+  });
+
+  it("carries the id of the request it was written for", () => {
+    const { logger, out } = capture();
+    runInRequest({ requestId: "req-0123456789" }, () => logger.info({}, "inside"));
+    logger.info({}, "outside");
+    const [inside, outside] = out.map((text) => JSON.parse(text) as Record<string, unknown>);
+    expect(inside?.requestId).toBe("req-0123456789");
+    expect(outside).not.toHaveProperty("requestId");
   });
 });

@@ -11,6 +11,7 @@ import { syncAccount, SYNC_FAILURE_STATUS, type SyncOutcome } from "../banking/s
 import { isDatabaseUnavailable } from "../db/faults";
 import type { ApiKeyPrincipal } from "../keys/api-keys";
 import { log } from "../log";
+import { countSync } from "../metrics";
 import { apiJson } from "./data";
 import { BulkSyncRequest, SyncRequest } from "./schemas";
 import { psuHeadersOf } from "./psu-headers";
@@ -72,10 +73,12 @@ async function inSlot(work: () => Promise<Response>): Promise<Response> {
     return await inSyncSlot(work);
   } catch (error) {
     if (error instanceof SyncBusyError) {
+      countSync("busy");
       log.warn("sync.busy", {});
       return syncUnavailable();
     }
     if (error instanceof SyncDeadlineError) {
+      countSync("deadline_exceeded");
       log.warn("sync.deadline_exceeded", { error });
       return syncUnavailable();
     }
@@ -98,6 +101,7 @@ export async function handleAccountSync(
       uid: body.uid,
       psuHeaders,
     });
+    countSync(syncOutcomeLabel(outcome));
     if (!outcome) return problem(404, "not_found", "no such account");
     if (!outcome.ok) return failureResponse(outcome);
     return apiJson({
@@ -105,6 +109,13 @@ export async function handleAccountSync(
       totalFetched: outcome.totalFetched,
     });
   });
+}
+
+/** The outcome's label in the sync counter: ok, the failure's reason, not_found or unavailable. */
+function syncOutcomeLabel(outcome: SyncOutcome | null | "unavailable"): string {
+  if (outcome === "unavailable") return "unavailable";
+  if (!outcome) return "not_found";
+  return outcome.ok ? "ok" : outcome.reason;
 }
 
 type BulkFailure = { accountId: string; reason: string; bankErrorCode: string | null };
@@ -150,6 +161,7 @@ export async function handleBulkSync(principal: ApiKeyPrincipal, request: Reques
     const failures: BulkFailure[] = [];
     for (const [accountId, uid] of items) {
       const outcome = await syncOneOfMany(principal, { accountId, uid }, context);
+      countSync(syncOutcomeLabel(outcome));
       if (outcome === "unavailable") {
         unavailable += 1;
         failures.push({ accountId, reason: "transient", bankErrorCode: null });

@@ -73,7 +73,7 @@ describe("recording an audit event", () => {
   });
 
   it("a refusal whose event cannot be written is logged as audit.write_failed, and the refusal stands", async () => {
-    const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const errors = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
     const address = uniqueAddress();
     await expect(
       recordRefusal({

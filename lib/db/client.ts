@@ -2,6 +2,8 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { getEnv, requireDatabaseUrl } from "../env";
 import { log } from "../log";
+import { watchPool } from "../metrics";
+import { traceQueries } from "./query-spans";
 import { PrismaClient } from "./generated/client";
 
 export { Prisma } from "./generated/client";
@@ -60,6 +62,8 @@ function createPool(name: PoolName): DbPool {
   // An idle connection cut by the server (a restart) is an event, not a crash:
   // without a listener node-postgres would throw it out of the process.
   pool.on("error", (error) => log.warn("db.idle_connection_lost", { pool: name, error }));
+  watchPool(name, pool);
+  traceQueries(pool, name);
   const prisma = new PrismaClient({
     adapter: new PrismaPg(pool),
     transactionOptions: { maxWait: database.poolTimeoutMs, timeout: TRANSACTION_TIMEOUT_MS },

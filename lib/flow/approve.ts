@@ -1,6 +1,7 @@
 import { ensureTenant } from "../banking/tenants";
 import { db } from "../db/client";
 import { getEnv } from "../env";
+import { countFlowStep } from "../metrics";
 import { mintAuthorizationCode } from "../oauth/codes";
 import { OAuthError } from "../oauth/errors";
 import { successFields, type RelayField } from "../oauth/relay";
@@ -23,7 +24,7 @@ export async function approveFlow(
   now = new Date(),
 ): Promise<Approval> {
   const issuer = getEnv().issuer;
-  return db().$transaction(async (tx) => {
+  const approval = await db().$transaction(async (tx) => {
     // Completing the flow is the conditional update: it can be approved once.
     const completed = await tx.flow.updateMany({
       where: { id: flowId, userId, completedAt: null, expiresAt: { gt: now } },
@@ -59,4 +60,6 @@ export async function approveFlow(
       tenantSubject: tenant.subject,
     };
   });
+  countFlowStep("approved");
+  return approval;
 }

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { inSyncSlot, SyncBusyError } from "../banking/budget";
 import { renewConnection, storeConnection, storeHistory } from "../banking/ingest";
 import { db } from "../db/client";
+import { countFlowStep } from "../metrics";
 import type { BankIngestState } from "../db/generated/enums";
 import { log } from "../log";
 import { upstream } from "../upstream";
@@ -100,6 +101,7 @@ async function runIngest(id: string, job: IngestJob): Promise<void> {
           ? await renewConnection({ ...store, connectionId: job.renewConnectionId }, progress)
           : await storeConnection(store, progress);
         connected = true;
+        countFlowStep("bank_connected");
         await record({ state: "history", connectionId: connection.connectionId });
         await storeHistory(
           { sealingKey: job.sealingKey, upstream: bank, accounts: connection.accounts },
@@ -115,6 +117,7 @@ async function runIngest(id: string, job: IngestJob): Promise<void> {
     const outcome: Progress = connected
       ? { state: "done" }
       : { state: "failed", failure: error instanceof SyncBusyError ? "busy" : "failed" };
+    if (outcome.state === "failed") countFlowStep("failed");
     await record(outcome).catch((cause: unknown) =>
       log.warn("banks.ingest_failed", { error: cause }),
     );

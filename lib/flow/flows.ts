@@ -1,5 +1,6 @@
 import type { FlowStep } from "../db/generated/enums";
 import { db } from "../db/client";
+import { countFlowStep } from "../metrics";
 import { keyedHash } from "../crypto/keyed-hash";
 import { randomToken } from "../crypto/random";
 import { timingSafeEqualString } from "../crypto/constant-time";
@@ -43,6 +44,7 @@ export async function createFlow(
     },
     select: { id: true },
   });
+  countFlowStep("started");
   const setCookie = serializeCookie(flowCookieName(), `${flow.id}.${secret}`, {
     maxAgeSeconds: FLOW_LIFETIME_SECONDS,
     https: isHttps(),
@@ -217,5 +219,6 @@ export async function attachUser(
     where: { id: flow.id },
     data: { userId: user.id, step, consentedAt: null },
   });
+  countFlowStep("signed_in");
   return { step, path: renewing ? RENEW_PATH : STEP_PATHS[step] };
 }

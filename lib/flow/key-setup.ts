@@ -1,6 +1,7 @@
 import { findSignedInUser, type SignedInUser } from "../auth/sessions";
 import { parseRawPublicKey } from "../crypto/envelope";
 import { db } from "../db/client";
+import { countFlowStep } from "../metrics";
 import { readBodyTextOrRefuse } from "../http/body-limits";
 import { jsonResponse } from "../http/respond";
 import { isValidCsrfToken, type FlowAction } from "./csrf";
@@ -82,6 +83,7 @@ export async function handleKeyRegistration(request: Request): Promise<Response>
   }
   const stored = await db().user.findUniqueOrThrow({ where: { id: user.userId } });
   if (stored.publicKey !== publicKey) return refuse(409, "key_mismatch");
+  if (!user.publicKey) countFlowStep("key_set_up");
   const next = await resolveNextStep(flow, {
     id: stored.id,
     email: stored.email,

@@ -1,6 +1,8 @@
+import { countRateLimited } from "../metrics";
 import { countRequest } from "../ratelimit/limiter";
 import { policyForPath } from "../ratelimit/policies";
 import { clientIpOf } from "./client-ip";
+import { metricsAnswer } from "./metrics-endpoint";
 import { refuseBeforeRouting, SERVED_METHODS } from "./request-guards";
 import {
   baselineHeaders,
@@ -20,7 +22,8 @@ import {
  * 2. Requests Next would answer with a 500 (unknown methods, malformed
  *    percent-encoding in an id path): a 4xx instead (request-guards.ts).
  * 3. Documents that are constants (discovery): answered here, from bytes
- *    built once per process.
+ *    built once per process; and `GET /metrics` for the scraper holding its
+ *    token (metrics-endpoint.ts).
  * 4. Security headers: every response gets the baseline; pages get a strict
  *    CSP with a fresh nonce, which is also put on the request, where Next
  *    reads it to nonce its own scripts. Route handlers keep their own
@@ -34,6 +37,8 @@ export interface EdgeRequest {
   pathname: string;
   /** The client address the HTTP server stamped (client-ip.ts). */
   clientIp: string;
+  /** The Authorization header, read only by the metrics endpoint. */
+  authorization?: string;
 }
 
 export interface EdgeSettings {
@@ -76,7 +81,10 @@ export const EDGE_REQUEST_HEADERS: readonly string[] = [
 
 export async function edge(request: EdgeRequest, settings: EdgeSettings): Promise<EdgeOutcome> {
   const answered =
-    (await edgeRefusal(request)) ?? (await rateLimited(request)) ?? constant(request, settings);
+    (await edgeRefusal(request)) ??
+    (await rateLimited(request)) ??
+    constant(request, settings) ??
+    (await metricsAnswer(request));
   if (answered) {
     Object.assign(answered.headers, baselineHeaders({ https: settings.https }));
     return { answer: answered };
@@ -91,6 +99,7 @@ export function edgeForRequest(request: Request, settings: EdgeSettings): Promis
       method: request.method,
       pathname: new URL(request.url).pathname,
       clientIp: clientIpOf(request),
+      authorization: request.headers.get("authorization") ?? undefined,
     },
     settings,
   );
@@ -101,6 +110,7 @@ async function rateLimited(request: EdgeRequest): Promise<EdgeAnswer | null> {
   if (!policy) return null;
   const result = await countRequest(policy, request.clientIp);
   if (result.allowed) return null;
+  countRateLimited(policy);
   // The service's own 429 carries no reason body.
   return {
     status: 429,

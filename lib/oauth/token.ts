@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { getEnv } from "../env";
 import { clientIpOf } from "../http/client-ip";
-import { OAuthError } from "./errors";
+import { countTokenExchange } from "../metrics";
+import { OAuthError, toOAuthError } from "./errors";
 import {
   assertClientMayObtainKeys,
   authenticateClient,
@@ -85,6 +86,7 @@ export async function handleTokenRequest(request: Request): Promise<Response> {
     assertClientMayObtainKeys(client);
     const issued = await grant.issue({ params, client, clientIp: clientIpOf(request) });
     const issuer = getEnv().issuer;
+    countTokenExchange("ok");
     // RFC 6749 §5.1, with the first-generation fields apiKey, apiBaseUrl and user (/docs/token).
     return oauthJson({
       access_token: issued.apiKey,
@@ -96,6 +98,7 @@ export async function handleTokenRequest(request: Request): Promise<Response> {
       user: issued.subject,
     } satisfies z.infer<typeof TokenResponse>);
   } catch (error) {
+    countTokenExchange(toOAuthError(error).code);
     return oauthErrorResponse(error, { basic });
   }
 }

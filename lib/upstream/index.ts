@@ -1,6 +1,7 @@
 import { EnvError, getEnv } from "../env";
 import { enableBankingUpstream } from "./enable-banking";
 import { sandboxUpstream } from "./sandbox";
+import { tracedUpstream } from "../tracing";
 import type { Upstream, UpstreamName } from "./types";
 
 /**
@@ -27,9 +28,9 @@ function enableBankingFromEnv(): Upstream {
 function createUpstream(name: UpstreamName): Upstream {
   switch (name) {
     case "sandbox":
-      return sandboxUpstream();
+      return tracedUpstream(name, sandboxUpstream());
     case "enablebanking":
-      return enableBankingFromEnv();
+      return tracedUpstream(name, enableBankingFromEnv());
   }
 }
 

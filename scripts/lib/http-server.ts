@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { Duplex } from "node:stream";
 import next from "next";
 import { getEnv } from "../../lib/env";
+import { log } from "../../lib/log";
 import { CLIENT_IP_HEADER, resolveClientIp } from "../../lib/http/client-ip";
 import {
   edge,
@@ -12,6 +13,8 @@ import {
 } from "../../lib/http/edge";
 import { discoveryAnswer } from "../../lib/oauth/discovery";
 import { pathnameOf } from "../../lib/http/body-limits";
+import { observeRequest } from "../../lib/http/observe";
+import { startTracingFromSettings } from "../../lib/tracing/setup";
 import { guardRequestBody, GuardedIncomingMessage, judgeDeclaredBody } from "./body-guard";
 import { REPO_ROOT } from "./database";
 
@@ -55,6 +58,7 @@ export async function serveNext(options: {
   port: number;
   trustedProxyHops: number;
 }): Promise<RunningServer> {
+  const tracing = startTracingFromSettings();
   const app = next({
     dev: options.dev,
     dir: REPO_ROOT,
@@ -78,6 +82,7 @@ export async function serveNext(options: {
         method: request.method ?? "GET",
         pathname: pathnameOf(request.url ?? "/"),
         clientIp: String(request.headers[CLIENT_IP_HEADER]),
+        authorization: request.headers.authorization,
       },
       settings,
     );
@@ -90,20 +95,21 @@ export async function serveNext(options: {
     await handle(request, response);
   };
 
-  const onRequest = (request: GuardedIncomingMessage, response: ServerResponse) => {
-    // Next answers TRACE (and methods it does not know) with a 500.
-    const refusal = methodRefusal(request.method ?? "", settings);
-    if (refusal) return writeAnswer(request, response, refusal);
-    stampClientIp(request, options.trustedProxyHops);
-    // Oversize bodies are refused before Next sees them (scripts/lib/body-guard.ts).
-    guardRequestBody(request, response, () => {
-      serve(request, response).catch((error: unknown) => {
-        console.error("[bank-connect] request failed", error);
-        if (!response.headersSent) response.writeHead(500);
-        response.end();
+  const onRequest = (request: GuardedIncomingMessage, response: ServerResponse) =>
+    observeRequest(request, response, options.trustedProxyHops, () => {
+      // Next answers TRACE (and methods it does not know) with a 500.
+      const refusal = methodRefusal(request.method ?? "", settings);
+      if (refusal) return writeAnswer(request, response, refusal);
+      stampClientIp(request, options.trustedProxyHops);
+      // Oversize bodies are refused before Next sees them (scripts/lib/body-guard.ts).
+      guardRequestBody(request, response, () => {
+        serve(request, response).catch((error: unknown) => {
+          log.error("http.request_failed", { error });
+          if (!response.headersSent) response.writeHead(500);
+          response.end();
+        });
       });
     });
-  };
   const server = createServer({ IncomingMessage: GuardedIncomingMessage }, onRequest);
   // `Expect: 100-continue`: a body that will be refused is refused before it is sent.
   server.on("checkContinue", (request: GuardedIncomingMessage, response: ServerResponse) => {
@@ -126,6 +132,7 @@ export async function serveNext(options: {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await app.close();
+      await tracing?.shutdown();
     },
   };
 }

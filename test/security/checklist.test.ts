@@ -36,6 +36,8 @@ const CHECKLIST_ITEMS = [
   "rate limits not bypassable with forged X-Forwarded-For",
   "cross-tenant access by id (IDOR) on every data endpoint",
   "no secrets, keys, codes or bank data in logs (a test scans captured logs)",
+  "no secrets, keys, codes or bank data in trace spans",
+  "metrics only for the holder of the metrics token",
   "partner suspension: its keys read nothing, no new keys, revocation still works, resume restores",
   "oversize request bodies refused with 413 before any handler runs, never acted on in part",
   "SSRF: IPv6 addresses carrying an IPv4 address (NAT64, 6to4, Teredo, IPv4-compatible, IPv4-mapped)",

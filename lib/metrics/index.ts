@@ -1,0 +1,137 @@
+import client from "prom-client";
+
+/**
+ * The service's Prometheus metrics (docs/observability.md). One registry per
+ * process, kept on globalThis: the HTTP server and Next's bundle of the route
+ * handlers load this module separately, and both must count into the same
+ * series. Each instance exposes its own counts; Prometheus adds them up.
+ *
+ * Labels are closed sets (route templates, error codes, reasons), never ids,
+ * addresses or anything a client chose.
+ */
+
+export type FlowStepName =
+  "started" | "signed_in" | "key_set_up" | "bank_connected" | "approved" | "cancelled" | "failed";
+
+interface PoolView {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+}
+
+function createMetrics() {
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry });
+  const pools = new Map<string, PoolView>();
+  const poolGauge = (name: string, help: string, read: (pool: PoolView) => number) =>
+    new client.Gauge({
+      name,
+      help,
+      labelNames: ["pool"],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [pool, view] of pools) this.set({ pool }, read(view));
+      },
+    });
+  return {
+    registry,
+    pools,
+    requests: new client.Counter({
+      name: "bank_connect_http_requests_total",
+      help: "HTTP requests answered, by route template, method and status",
+      labelNames: ["route", "method", "status"],
+      registers: [registry],
+    }),
+    duration: new client.Histogram({
+      name: "bank_connect_http_request_duration_seconds",
+      help: "Time from the request's arrival to the end of its response, by route template",
+      labelNames: ["route", "method"],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
+    tokenExchanges: new client.Counter({
+      name: "bank_connect_token_exchanges_total",
+      help: "Authorization codes exchanged at the token endpoint: outcome is ok or the OAuth error code",
+      labelNames: ["outcome"],
+      registers: [registry],
+    }),
+    syncs: new client.Counter({
+      name: "bank_connect_syncs_total",
+      help: "Account syncs by outcome: ok or the failure reason",
+      labelNames: ["outcome"],
+      registers: [registry],
+    }),
+    rateLimited: new client.Counter({
+      name: "bank_connect_rate_limited_total",
+      help: "Requests refused by a rate limit, by policy",
+      labelNames: ["policy"],
+      registers: [registry],
+    }),
+    flowSteps: new client.Counter({
+      name: "bank_connect_flow_steps_total",
+      help: "Authorization flows reaching a step",
+      labelNames: ["step"],
+      registers: [registry],
+    }),
+    poolSize: poolGauge(
+      "bank_connect_db_pool_connections",
+      "Open connections of a database pool",
+      (pool) => pool.totalCount,
+    ),
+    poolIdle: poolGauge(
+      "bank_connect_db_pool_idle_connections",
+      "Idle connections of a database pool",
+      (pool) => pool.idleCount,
+    ),
+    poolWaiting: poolGauge(
+      "bank_connect_db_pool_waiting_requests",
+      "Queries waiting for a free connection of a database pool",
+      (pool) => pool.waitingCount,
+    ),
+  };
+}
+
+type Metrics = ReturnType<typeof createMetrics>;
+const METRICS_KEY = Symbol.for("bank-connect.metrics");
+const holder = globalThis as unknown as { [METRICS_KEY]?: Metrics };
+
+function metrics(): Metrics {
+  return (holder[METRICS_KEY] ??= createMetrics());
+}
+
+export function countHttpRequest(
+  labels: { route: string; method: string; status: number },
+  seconds: number,
+): void {
+  const { requests, duration } = metrics();
+  requests.inc({ route: labels.route, method: labels.method, status: String(labels.status) });
+  duration.observe({ route: labels.route, method: labels.method }, seconds);
+}
+
+export function countTokenExchange(outcome: string): void {
+  metrics().tokenExchanges.inc({ outcome });
+}
+
+export function countSync(outcome: string): void {
+  metrics().syncs.inc({ outcome });
+}
+
+export function countRateLimited(policy: string): void {
+  metrics().rateLimited.inc({ policy });
+}
+
+export function countFlowStep(step: FlowStepName): void {
+  metrics().flowSteps.inc({ step });
+}
+
+/** A database pool whose connections the pool gauges report. */
+export function watchPool(name: string, pool: PoolView): void {
+  metrics().pools.set(name, pool);
+}
+
+/** The exposition: Prometheus text format. */
+export async function renderMetrics(): Promise<{ contentType: string; body: string }> {
+  const { registry } = metrics();
+  return { contentType: registry.contentType, body: await registry.metrics() };
+}
