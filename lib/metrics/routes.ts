@@ -77,6 +77,7 @@ export const STATIC_ROUTES: ReadonlySet<string> = new Set([
   "/docs/envelopes",
   "/docs/errors",
   "/docs/flow",
+  "/docs/key-rotation",
   "/docs/partners",
   "/docs/recipient-keys",
   "/docs/relay",
