@@ -112,9 +112,13 @@ export function typeLabel(schema: Schema | undefined): string {
 function describe(schema: Schema | undefined): string {
   const notes: string[] = [];
   if (typeof schema?.description === "string") notes.push(schema.description);
-  if (typeof schema?.minimum === "number" && typeof schema.maximum === "number") {
-    notes.push(`From ${schema.minimum} to ${schema.maximum}.`);
-  } else if (typeof schema?.minimum === "number") notes.push(`At least ${schema.minimum}.`);
+  // An integer's safe-integer bounds (added by the schema generator) say nothing to a reader.
+  const bound = (value: unknown) =>
+    typeof value === "number" && Math.abs(value) < Number.MAX_SAFE_INTEGER ? value : null;
+  const minimum = bound(schema?.minimum);
+  const maximum = bound(schema?.maximum);
+  if (minimum !== null && maximum !== null) notes.push(`From ${minimum} to ${maximum}.`);
+  else if (minimum !== null) notes.push(`At least ${minimum}.`);
   if (schema?.default !== undefined) notes.push(`Default ${JSON.stringify(schema.default)}.`);
   return notes.join(" ");
 }
@@ -160,7 +164,7 @@ export function buildReference(document = openApiDocument()): ReferenceGroup[] {
         method: method.toUpperCase(),
         path,
         summary: operation.summary ?? "",
-        auth: anonymousAllowed ? [...auth, "or client_id and client_secret in the form"] : auth,
+        auth: anonymousAllowed ? [...auth, "client_id and client_secret in the form"] : auth,
         parameters: (operation.parameters ?? []).map((parameter) => ({
           name: parameter.name,
           in: parameter.in,

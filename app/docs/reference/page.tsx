@@ -112,7 +112,7 @@ export default function ReferencePage() {
               <p>{operation.summary}</p>
               {operation.auth.length > 0 ? (
                 <p className="docs-vars">
-                  <strong>Authentication:</strong> {operation.auth.join("; ")}
+                  <strong>Authentication:</strong> {operation.auth.join(", or ")}
                 </p>
               ) : null}
               {operation.parameters.length > 0 ? (
