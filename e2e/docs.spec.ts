@@ -14,7 +14,9 @@ import {
   type ShellExample,
   type ShellVariable,
 } from "../lib/docs/examples";
-import { DOC_PAGES } from "../lib/docs/pages";
+import { API_CALLS } from "../lib/docs/api-examples";
+import { DOC_PAGES, REFERENCE_PATH } from "../lib/docs/pages";
+import { openApiDocument } from "../lib/api/openapi";
 import {
   connectSandboxBank,
   createJourneyClient,
@@ -61,6 +63,11 @@ test("every /docs page renders with no CSP violation and shows its examples", as
       "href",
       "/openapi.json",
     );
+    await expect(nav.getByRole("link", { name: "API reference" })).toHaveAttribute(
+      "href",
+      REFERENCE_PATH,
+    );
+    await expect(nav.locator('[aria-current="page"]')).toHaveAttribute("href", docPage.path);
     for (const key of docPage.examples) {
       const example = EXAMPLES[key];
       const code = page.locator(`[data-example="${example.id}"] pre code`);
@@ -76,6 +83,125 @@ test("every /docs page renders with no CSP violation and shows its examples", as
   }
   expect([...shown].sort()).toEqual(Object.keys(EXAMPLES).sort());
   expect(violations).toEqual([]);
+});
+
+test("every docs page fits a 390 px screen, long lines scrolling in their block, and is axe clean", async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  for (const path of [...DOC_PAGES.map((docPage) => docPage.path), REFERENCE_PATH]) {
+    expect((await page.goto(path))?.status(), path).toBe(200);
+    const widths = await page.evaluate(() => ({
+      scroll: document.documentElement.scrollWidth,
+      client: document.documentElement.clientWidth,
+    }));
+    expect(widths.scroll, `${path} is wider than the screen`).toBeLessThanOrEqual(widths.client);
+    const results = await new AxeBuilder({ page }).analyze();
+    expect(results.violations.map((violation) => `${path} ${violation.id}`)).toEqual([]);
+  }
+  // The longest example line is wider than the screen: its block scrolls, the page does not.
+  await page.goto("/docs/sync");
+  const block = page.locator('[data-example="sync-bulk"] pre');
+  const scrolls = await block.evaluate((element) => element.scrollWidth > element.clientWidth);
+  expect(scrolls).toBe(true);
+});
+
+test("the API reference renders every operation of /openapi.json with its examples, under the CSP", async ({
+  page,
+}) => {
+  const violations: string[] = [];
+  page.on("console", (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
+  });
+  const response = await page.goto(REFERENCE_PATH);
+  expect(response?.headers()["content-security-policy"] ?? "").toMatch(/'nonce-.*'strict-dynamic'/);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("API reference");
+  const document = openApiDocument() as unknown as { paths: Record<string, object> };
+  const operations = Object.entries(document.paths).flatMap(([route, item]) =>
+    Object.keys(item).map((method) => `${method.toUpperCase()} ${route}`),
+  );
+  await expect(page.locator("[data-operation]")).toHaveCount(operations.length);
+  for (const operation of operations) {
+    await expect(page.locator(`[data-operation="${operation}"]`), operation).toHaveCount(1);
+  }
+  const accounts = page.locator('[data-operation="GET /api/accounts"]');
+  await expect(accounts.getByRole("heading", { level: 3 })).toHaveText("GET /api/accounts");
+  await expect(accounts.locator("pre code").first()).toContainText('"needsReconnect": false');
+  const token = page.locator('[data-operation="POST /oauth/token"]');
+  await expect(token.locator("pre code").first()).toContainText("grant_type=authorization_code");
+  expect(violations).toEqual([]);
+});
+
+test("a copy button copies its example, by mouse or keyboard, and says so in the visitor's language", async ({
+  browser,
+}) => {
+  for (const [locale, copy, copied] of [
+    ["en-GB", "Copy", "Copied"],
+    ["de-DE", "Kopieren", "Kopiert"],
+  ] as const) {
+    const context = await browser.newContext({ locale });
+    await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+    const page = await context.newPage();
+    await page.goto("/docs/data");
+    const panel = page.locator('[data-example="accounts"]');
+    const button = panel.getByRole("button");
+    await expect(button).toHaveText(copy);
+    await button.click();
+    await expect(panel.getByRole("status")).toHaveText(copied);
+    await expect(button).toHaveText(copied);
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
+      exampleSource(EXAMPLES.accounts),
+    );
+
+    await page.evaluate(() => navigator.clipboard.writeText(""));
+    const quickStart = page.locator("pre", { hasText: "export BASE_URL" }).locator("..");
+    await page.goto("/docs");
+    await quickStart.getByRole("button").focus();
+    await page.keyboard.press("Enter");
+    await expect(quickStart.getByRole("status")).toHaveText(copied);
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toContain(
+      "export BASE_URL=https://bank-connect.example",
+    );
+    await context.close();
+  }
+});
+
+test("each API call's examples are curl, Node and fetch tabs, and all shown without JavaScript", async ({
+  page,
+  browser,
+}) => {
+  await page.goto("/docs/sync");
+  const figure = page.locator('[data-call="sync-one"]');
+  const tabs = figure.getByRole("tablist", { name: API_CALLS.syncOne.title });
+  await expect(tabs.getByRole("tab")).toHaveText(["curl", "Node", "fetch"]);
+  const curl = tabs.getByRole("tab", { name: "curl" });
+  await expect(curl).toHaveAttribute("aria-selected", "true");
+  await expect(figure.getByRole("tabpanel")).toHaveCount(1);
+  await expect(figure.getByRole("tabpanel")).toContainText("curl -sS");
+  await curl.focus();
+  await page.keyboard.press("ArrowRight");
+  const node = tabs.getByRole("tab", { name: "Node" });
+  await expect(node).toBeFocused();
+  await expect(node).toHaveAttribute("aria-selected", "true");
+  await expect(figure.getByRole("tabpanel")).toContainText("client.sync(accountId)");
+  await page.keyboard.press("End");
+  await expect(figure.getByRole("tabpanel")).toContainText("await fetch(");
+  await page.keyboard.press("ArrowRight");
+  await expect(curl).toBeFocused();
+  await tabs.getByRole("tab", { name: "fetch" }).click();
+  await expect(figure.getByRole("tabpanel")).toHaveAttribute("data-example", "sync-one-fetch");
+
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  const plain = await context.newPage();
+  await plain.goto("/docs/sync");
+  const stacked = plain.locator('[data-call="sync-one"]');
+  await expect(stacked.getByRole("tablist")).toHaveCount(0);
+  await expect(stacked.locator(".code-panel")).toHaveCount(3);
+  for (const panel of await stacked.locator(".code-panel").all()) await expect(panel).toBeVisible();
+  await expect(stacked.locator(".code-panel-title")).toHaveText(["curl", "Node", "fetch"]);
+  // A copy button that could do nothing without the script is not shown.
+  await expect(stacked.getByRole("button")).toHaveCount(0);
+  await context.close();
 });
 
 test("discovery's documentation links lead to the docs", async ({ page }) => {
@@ -107,6 +233,21 @@ async function runShell(
     timeout: 60_000,
   });
   return stdout;
+}
+
+/** Runs a fetch example exactly as printed (an ES module), with its variables set. */
+async function runFetchJson<T>(
+  key: keyof typeof API_CALLS,
+  variables: Partial<Record<ShellVariable, string>>,
+): Promise<T> {
+  const call = API_CALLS[key];
+  const env: Record<string, string> = {};
+  for (const name of call.variables) env[name] = variables[name] ?? "";
+  const { stdout } = await run("node", ["--input-type=module", "-e", call.fetch], {
+    env: childEnv(env),
+    timeout: 60_000,
+  });
+  return JSON.parse(stdout) as T;
 }
 
 /** Runs a shell example that must fail (curl --fail-with-body exits 22); its printed body. */
@@ -188,6 +329,7 @@ test("every example runs against the server, in order, with a real code and key"
   );
   expect(discovery.issuer).toBe(E2E_ORIGIN);
   expect(discovery.token_endpoint).toBe(`${E2E_ORIGIN}/oauth/token`);
+  expect(await runFetchJson("discovery", base)).toEqual(discovery);
 
   // Token exchange, curl (client_secret_post).
   const first = await connectUser(page, client);
@@ -234,6 +376,10 @@ test("every example runs against the server, in order, with a real code and key"
 
   const accounts = await runShellJson<Account[]>(EXAMPLES.accounts, keyed);
   expect(accounts.length).toBeGreaterThan(0);
+  expect(await runFetchJson("userinfo", keyed)).toMatchObject({ sub: secondToken.user });
+  expect((await runFetchJson<Account[]>("accounts", keyed)).map((entry) => entry.id)).toEqual(
+    accounts.map((entry) => entry.id),
+  );
   const account = accounts.find((candidate) => !candidate.needsReconnect && candidate.uidEnc);
   if (!account?.enc || !account.uidEnc) throw new Error("no syncable account");
 

@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { SHELL_VARIABLES } from "@/lib/docs/examples";
+import { CodeBlock } from "./_components/code-block";
 import { Example } from "./_components/example";
 
 export default function QuickStartPage() {
@@ -33,29 +34,31 @@ export default function QuickStartPage() {
         </li>
       </ul>
       <p>The shell examples read their input from these environment variables:</p>
-      <table>
-        <thead>
-          <tr>
-            <th>Variable</th>
-            <th>Value</th>
-          </tr>
-        </thead>
-        <tbody>
-          {Object.entries(SHELL_VARIABLES).map(([name, meaning]) => (
-            <tr key={name}>
-              <td>
-                <code>${name}</code>
-              </td>
-              <td>{meaning}</td>
+      <div className="table-scroll" tabIndex={0}>
+        <table>
+          <thead>
+            <tr>
+              <th>Variable</th>
+              <th>Value</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {Object.entries(SHELL_VARIABLES).map(([name, meaning]) => (
+              <tr key={name}>
+                <td>
+                  <code>${name}</code>
+                </td>
+                <td>{meaning}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       <p>For example:</p>
-      <pre tabIndex={0}>
-        <code>{`export BASE_URL=https://bank-connect.example
-export CLIENT_ID=obc_…  CLIENT_SECRET=…  REDIRECT_URI=https://app.example/callback`}</code>
-      </pre>
+      <CodeBlock
+        code={`export BASE_URL=https://bank-connect.example
+export CLIENT_ID=obc_…  CLIENT_SECRET=…  REDIRECT_URI=https://app.example/callback`}
+      />
 
       <h2>Five steps</h2>
       <ol>

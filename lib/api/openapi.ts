@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { getEnv } from "../env";
 import { GRANTS, GRANT_TYPES } from "../oauth/grants";
+import { bodyLimitFor, bodyTooLargeAnswer } from "../http/body-limits";
+import * as examples from "./openapi-examples";
 import { DEFAULT_PAGE_SIZE, MAX_OFFSET, MAX_PAGE_SIZE } from "./paging";
 import "../audit/wire";
 import "../oauth/schemas";
@@ -14,17 +16,42 @@ import "./schemas";
  * file adds the paths, parameters and form bodies.
  */
 
+const str = { type: "string" };
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
-const json = (schema: object, description = "OK") => ({
+/** A JSON answer with its example (every example is checked against its schema by the unit tests). */
+const json = (schema: object, example: unknown, description = "OK") => ({
   description,
-  content: { "application/json": { schema } },
+  content: { "application/json": { schema, example } },
 });
-const error = (description: string) => json(ref("Error"), description);
-const problem = (description: string) => json(ref("SyncProblem"), description);
+/** An RFC 6749 error body; `code` is its `error`. */
+const error = (description: string, code: string, errorDescription?: string) =>
+  json(
+    ref("Error"),
+    errorDescription === undefined
+      ? { error: code }
+      : { error: code, error_description: errorDescription },
+    description,
+  );
+/** A sync refusal: `{status, reason}`. */
+const problem = (description: string, status: number, reason: string) =>
+  json(ref("SyncProblem"), { status, reason }, description);
 const noBody = (description: string) => ({ description });
+/** An error body that also carries `reason` (and `status`) for the SDKs' sync calls. */
+const errorWithReason = (withStatus: boolean) => ({
+  type: "object",
+  properties: {
+    error: str,
+    error_description: str,
+    ...(withStatus ? { status: { type: "integer" } } : {}),
+    reason: str,
+  },
+  required: ["error", "reason", ...(withStatus ? ["status"] : [])],
+});
 /** Refused before any handler runs (docs/request-bodies.md). */
-const tooLarge = error(
-  "invalid_request: the body is over the path's limit (also has status and reason)",
+const tooLarge = json(
+  errorWithReason(true),
+  JSON.parse(bodyTooLargeAnswer("/api/sync", bodyLimitFor("/api/sync")).body),
+  "invalid_request: the body is over the path's limit",
 );
 
 const apiKey = [{ apiKey: [] }, { bearer: [] }];
@@ -44,14 +71,15 @@ const query = (name: string, schema: object, description: string, required = fal
   schema,
   description,
 });
-const form = (properties: Record<string, object>, required: string[]) => ({
+const form = (properties: Record<string, object>, required: string[], example: object) => ({
   required: true,
   content: {
-    "application/x-www-form-urlencoded": { schema: { type: "object", properties, required } },
+    "application/x-www-form-urlencoded": {
+      schema: { type: "object", properties, required },
+      example,
+    },
   },
 });
-const str = { type: "string" };
-/** RFC 8288: the next page's address, when there is one. */
 /**
  * The token request: grant_type names a row of the grant table; each
  * grant's parameters are listed, and those every grant requires are required.
@@ -65,16 +93,38 @@ function tokenRequestBody() {
       name !== "grant_type" &&
       grants.every((grant) => grant.parameters.some((p) => p.wire === name && p.required)),
   );
-  return form({ ...properties, client_id: str, client_secret: str }, ["grant_type", ...required]);
+  return form(
+    { ...properties, client_id: str, client_secret: str },
+    ["grant_type", ...required],
+    examples.tokenRequestExample,
+  );
 }
 
+/** RFC 8288: the next page's address, when there is one. */
 const linkHeader = {
   description: 'The next page: <…?limit=…&cursor=…>; rel="next"',
   schema: str,
 };
+const jsonBody = (schema: object, example: unknown) => ({
+  required: true,
+  content: { "application/json": { schema, example } },
+});
 const keyRefusals = {
-  "401": error("Missing, revoked or expired API key"),
-  "403": error("access_denied, reason partner_suspended: the partner is suspended"),
+  "401": error(
+    "Missing, revoked or expired API key",
+    "invalid_token",
+    "the API key is invalid, revoked or expired",
+  ),
+  "403": json(
+    errorWithReason(false),
+    {
+      error: "access_denied",
+      error_description:
+        "this partner is suspended; its API keys cannot read data until it is resumed",
+      reason: "partner_suspended",
+    },
+    "access_denied, reason partner_suspended: the partner is suspended",
+  ),
   "429": noBody("Rate limited (no body; Retry-After)"),
 };
 
@@ -83,7 +133,7 @@ function paths() {
     "/.well-known/oauth-authorization-server": {
       get: {
         summary: "Authorization server metadata (RFC 8414)",
-        responses: { "200": json({ type: "object" }) },
+        responses: { "200": json({ type: "object" }, examples.discoveryExample) },
       },
     },
     "/oauth/authorize": {
@@ -106,7 +156,11 @@ function paths() {
         responses: {
           "303": noBody("To the flow's next screen"),
           "200": noBody("An error relay page form-posting to the redirect URI"),
-          "400": error("Unknown client or unregistered redirect URI"),
+          "400": error(
+            "Unknown client or unregistered redirect URI",
+            "invalid_request",
+            "redirect_uri is not registered for this client",
+          ),
         },
       },
     },
@@ -116,11 +170,13 @@ function paths() {
         security: clientAuth,
         requestBody: tokenRequestBody(),
         responses: {
-          "200": json(ref("TokenResponse")),
+          "200": json(ref("TokenResponse"), examples.tokenResponseExample),
           "400": error(
             "invalid_request, unsupported_grant_type, invalid_grant, or unauthorized_client (the partner is suspended)",
+            "invalid_grant",
+            "the code is invalid, expired or already used",
           ),
-          "401": error("invalid_client"),
+          "401": error("invalid_client", "invalid_client", "client authentication failed"),
           "413": tooLarge,
         },
       },
@@ -129,10 +185,14 @@ function paths() {
       post: {
         summary: "Revoke an API key (RFC 7009)",
         security: clientAuth,
-        requestBody: form({ token: str, token_type_hint: str }, ["token"]),
+        requestBody: form(
+          { token: str, token_type_hint: str },
+          ["token"],
+          examples.revokeRequestExample,
+        ),
         responses: {
           "200": noBody("Revoked, or nothing to revoke"),
-          "401": error("invalid_client"),
+          "401": error("invalid_client", "invalid_client", "client authentication failed"),
           "413": tooLarge,
         },
       },
@@ -141,17 +201,23 @@ function paths() {
       get: {
         summary: "Who an API key reads for",
         security: apiKey,
-        responses: { "200": json(ref("Userinfo")), ...keyRefusals },
+        responses: { "200": json(ref("Userinfo"), examples.userinfoExample), ...keyRefusals },
       },
     },
     "/oauth/cancel": {
       post: {
         summary: "Back to the partner: the access_denied relay (browser flow, CSRF-checked)",
-        requestBody: form({ csrf: str }, ["csrf"]),
+        requestBody: form({ csrf: str }, ["csrf"], examples.cancelRequestExample),
         responses: {
           "200": noBody("The access_denied relay page (HTML) form-posting to the redirect URI"),
-          "400": error("invalid_request: not a form, no flow in progress, or body too large"),
-          "403": error("invalid_request: a cross-origin request or a bad CSRF token"),
+          "400": error(
+            "invalid_request: not a form, no flow in progress, or body too large",
+            "invalid_request",
+          ),
+          "403": error(
+            "invalid_request: a cross-origin request or a bad CSRF token",
+            "invalid_request",
+          ),
           "429": noBody("Rate limited (no body; Retry-After)"),
         },
       },
@@ -172,10 +238,17 @@ function paths() {
         ],
         responses: {
           "200": {
-            ...json({ oneOf: [{ type: "array", items: ref("Account") }, ref("AccountPage")] }),
+            ...json(
+              { oneOf: [{ type: "array", items: ref("Account") }, ref("AccountPage")] },
+              examples.accountsExample,
+            ),
             headers: { Link: linkHeader },
           },
-          "400": error("A bad, unknown or repeated parameter, named"),
+          "400": error(
+            "A bad, unknown or repeated parameter, named",
+            "invalid_request",
+            "limit must be an integer from 1 to 500",
+          ),
           ...keyRefusals,
         },
       },
@@ -205,11 +278,20 @@ function paths() {
           ),
         ],
         responses: {
-          "200": { ...json(ref("TransactionPage")), headers: { Link: linkHeader } },
-          "400": error("A bad, unknown or repeated parameter, named; an offset past the deepest"),
-          "404": error("No such account for this key"),
+          "200": {
+            ...json(ref("TransactionPage"), examples.transactionPageExample),
+            headers: { Link: linkHeader },
+          },
+          "400": error(
+            "A bad, unknown or repeated parameter, named; an offset past the deepest",
+            "invalid_request",
+            "limit must be an integer from 1 to 500",
+          ),
+          "404": error("No such account for this key", "not_found"),
           "503": problem(
             "transient (Retry-After): the account's first history is still being stored, or its next sync will complete it",
+            503,
+            "transient",
           ),
           ...keyRefusals,
         },
@@ -219,7 +301,10 @@ function paths() {
       get: {
         summary: "The user's bank consents",
         security: apiKey,
-        responses: { "200": json({ type: "array", items: ref("Connection") }), ...keyRefusals },
+        responses: {
+          "200": json({ type: "array", items: ref("Connection") }, examples.connectionsExample),
+          ...keyRefusals,
+        },
       },
     },
     "/api/accounts/{id}/sync": {
@@ -227,21 +312,28 @@ function paths() {
         summary: "Fetch what is new for one account",
         security: apiKey,
         parameters: [pathId("id", "Account id")],
-        requestBody: {
-          required: true,
-          content: { "application/json": { schema: ref("SyncRequest") } },
-        },
+        requestBody: jsonBody(ref("SyncRequest"), examples.syncRequestExample),
         responses: {
-          "200": json(ref("SyncResult")),
-          "400": problem("invalid_request"),
-          "404": problem("not_found"),
-          "409": problem("reconnect_needed, consent_withdrawn, uid_outdated, psu_present_required"),
-          "429": problem("rate_limited (Retry-After), or the service's own limit without a body"),
-          "502": problem("bank_error"),
+          "200": json(ref("SyncResult"), examples.syncResultExample),
+          "400": problem("invalid_request", 400, "invalid_request"),
+          "404": problem("not_found", 404, "not_found"),
+          "409": problem(
+            "reconnect_needed, consent_withdrawn, uid_outdated, psu_present_required",
+            409,
+            "uid_outdated",
+          ),
+          "429": problem(
+            "rate_limited (Retry-After), or the service's own limit without a body",
+            429,
+            "rate_limited",
+          ),
+          "502": problem("bank_error", 502, "bank_error"),
           "503": problem(
             "transient (Retry-After when the service was busy or out of time), or partner_app_inactive",
+            503,
+            "transient",
           ),
-          "401": error("Missing, revoked or expired API key"),
+          "401": keyRefusals["401"],
           "403": keyRefusals["403"],
           "413": tooLarge,
         },
@@ -251,16 +343,15 @@ function paths() {
       post: {
         summary: "Fetch what is new for several accounts",
         security: apiKey,
-        requestBody: {
-          required: true,
-          content: { "application/json": { schema: ref("BulkSyncRequest") } },
-        },
+        requestBody: jsonBody(ref("BulkSyncRequest"), examples.bulkSyncRequestExample),
         responses: {
-          "200": json(ref("BulkSyncResult")),
-          "400": problem("invalid_request"),
+          "200": json(ref("BulkSyncResult"), examples.bulkSyncResultExample),
+          "400": problem("invalid_request", 400, "invalid_request"),
           "413": tooLarge,
           "503": problem(
             "transient (Retry-After): no sync slot free in time, or no account synced",
+            503,
+            "transient",
           ),
           ...keyRefusals,
         },
@@ -270,7 +361,10 @@ function paths() {
     "/healthz": {
       get: {
         summary: "Liveness and database reachability",
-        responses: { "200": json({ type: "object" }), "503": json({ type: "object" }) },
+        responses: {
+          "200": json({ type: "object" }, examples.healthExample),
+          "503": json({ type: "object" }, examples.unhealthyExample, "The database is unreachable"),
+        },
       },
     },
     "/logos/{file}": {
@@ -278,7 +372,15 @@ function paths() {
         summary: "A partner logo by content hash",
         parameters: [pathId("file", "<sha256>.png|jpg|webp")],
         responses: {
-          "200": noBody("The image"),
+          "200": {
+            description: "The image",
+            content: {
+              "image/*": {
+                schema: { type: "string", contentMediaType: "image/*" },
+                example: examples.imageBytesExample,
+              },
+            },
+          },
           "304": noBody("Not modified"),
           "404": noBody("Unknown"),
         },
@@ -294,55 +396,142 @@ function partnerPaths() {
     ...extra,
     responses: {
       ...responses,
-      "401": error("Sign in"),
-      "403": error("Not an owner, CSRF, or an API key"),
+      "401": error("Sign in", "login_required", "sign in as the partner's owner"),
+      "403": error(
+        "Not an owner, CSRF, or an API key",
+        "csrf",
+        "the request did not come from this service's dashboard",
+      ),
     },
   });
-  const body = (schema: object) => ({
-    requestBody: { required: true, content: { "application/json": { schema } } },
-  });
+  const body = (schema: object, example: unknown) => ({ requestBody: jsonBody(schema, example) });
   const clientId = { parameters: [pathId("clientId", "obc_… client id")] };
   const install = {
     put: owner(
-      "Install the decryption key (CONTRACT §9)",
+      "Install the decryption key (docs: /docs/recipient-keys)",
       {
-        "200": json(ref("RecipientKeyInstalled")),
-        "400": error("invalid_challenge or invalid_public_key"),
+        "200": json(ref("RecipientKeyInstalled"), examples.installedExample),
+        "400": error("invalid_challenge or invalid_public_key", "invalid_challenge"),
       },
-      body({
-        type: "object",
-        properties: { publicKey: str, challengeAnswer: str },
-        required: ["publicKey", "challengeAnswer"],
-      }),
+      body(
+        {
+          type: "object",
+          properties: { publicKey: str, challengeAnswer: str },
+          required: ["publicKey", "challengeAnswer"],
+        },
+        examples.installRequestExample,
+      ),
     ),
   };
   const challenge = {
     post: owner(
       "The possession challenge: an envelope sealed to the key",
-      { "200": json(ref("RecipientKeyChallenge")), "400": error("invalid_public_key") },
-      body({ type: "object", properties: { publicKey: str }, required: ["publicKey"] }),
+      {
+        "200": json(ref("RecipientKeyChallenge"), examples.challengeExample),
+        "400": error("invalid_public_key", "invalid_public_key"),
+      },
+      body(
+        { type: "object", properties: { publicKey: str }, required: ["publicKey"] },
+        examples.challengeRequestExample,
+      ),
     ),
   };
-  const partner = json(ref("Partner"));
+  const partner = json(ref("Partner"), examples.partnerExample);
+  const signUpAnswer = {
+    type: "object",
+    properties: {
+      partner: {
+        type: "object",
+        properties: { id: str, name: str },
+        required: ["id", "name"],
+      },
+      created: { type: "boolean" },
+    },
+    required: ["partner", "created"],
+  };
+  const errorWithViolations = {
+    type: "object",
+    properties: {
+      error: str,
+      error_description: str,
+      violations: {
+        type: "array",
+        items: {
+          type: "object",
+          properties: { field: str, code: str, message: str },
+          required: ["field", "code", "message"],
+        },
+      },
+    },
+    required: ["error", "violations"],
+  };
   return {
+    "/api/partners": {
+      post: owner(
+        "Sign up a partner: the signed-in person becomes its owner (when the operator allows it)",
+        {
+          "201": json(signUpAnswer, examples.signUpExample, "Created"),
+          "200": json(
+            signUpAnswer,
+            { ...examples.signUpExample, created: false },
+            "Already owns one",
+          ),
+          "400": error("The name, named", "invalid_request", "name must be a string"),
+          "409": json(
+            errorWithViolations,
+            {
+              error: "name_taken",
+              error_description: "name is already used by another partner: choose another name",
+              violations: [
+                {
+                  field: "name",
+                  code: "taken",
+                  message: "name is already used by another partner: choose another name",
+                },
+              ],
+            },
+            "The name is another partner's",
+          ),
+        },
+        body(
+          { type: "object", properties: { name: str }, required: ["name"] },
+          examples.signUpRequestExample,
+        ),
+      ),
+    },
     "/api/partner/me": { get: owner("The partner with its branding", { "200": partner }) },
     "/api/partner/branding": {
       put: owner(
         "Replace the branding record",
-        { "200": partner, "400": error("Each violation named") },
-        body(ref("BrandingRecord")),
+        {
+          "200": partner,
+          "400": error(
+            "Each violation named",
+            "invalid_branding",
+            "accentColor must be a colour like #1f5eff",
+          ),
+        },
+        body(ref("BrandingRecord"), examples.brandingRequestExample),
       ),
     },
     "/api/partner/logo": {
       post: owner(
         "Upload the logo (PNG, JPEG or WebP bytes)",
-        { "200": partner, "400": error("Unsupported or too large") },
+        {
+          "200": partner,
+          "400": error(
+            "Unsupported or too large",
+            "unsupported_type",
+            "the logo must be a PNG, JPEG or WebP image",
+          ),
+        },
         {
           requestBody: {
             required: true,
             content: {
               "application/octet-stream": {
                 schema: { type: "string", contentMediaType: "application/octet-stream" },
+                example: examples.imageBytesExample,
               },
             },
           },
@@ -353,46 +542,58 @@ function partnerPaths() {
       get: {
         summary: "What the screens show of a client's partner (anonymous, cacheable)",
         ...clientId,
-        responses: { "200": json(ref("ClientBranding")), "404": error("Unknown client") },
+        responses: {
+          "200": json(ref("ClientBranding"), examples.clientBrandingExample),
+          "404": error("Unknown client", "not_found"),
+        },
       },
     },
     "/api/partner/clients": {
       get: owner("The partner's Connect clients", {
-        "200": json({ type: "array", items: ref("Client") }),
+        "200": json({ type: "array", items: ref("Client") }, [examples.clientExample]),
       }),
       post: owner(
         "Create a client; the secret is shown once",
-        { "201": json(ref("NewClient")), "400": error("invalid_client_metadata") },
-        body(ref("ClientMetadata")),
+        {
+          "201": json(ref("NewClient"), examples.newClientExample),
+          "400": error("invalid_client_metadata", "invalid_client_metadata"),
+        },
+        body(ref("ClientMetadata"), examples.clientMetadataExample),
       ),
     },
     "/api/partner/clients/{clientId}": {
       patch: owner(
         "Rename or replace redirect URIs",
         {
-          "200": json(ref("Client")),
-          "400": error("invalid_client_metadata"),
-          "404": error("not_found"),
+          "200": json(ref("Client"), examples.clientExample),
+          "400": error("invalid_client_metadata", "invalid_client_metadata"),
+          "404": error("not_found", "not_found"),
         },
-        { ...clientId, ...body(ref("ClientMetadata")) },
+        { ...clientId, ...body(ref("ClientMetadata"), examples.clientMetadataExample) },
       ),
       delete: owner(
         "Delete the client; its keys stop working",
-        { "204": noBody("Deleted"), "404": error("not_found") },
+        { "204": noBody("Deleted"), "404": error("not_found", "not_found") },
         clientId,
       ),
     },
     "/api/partner/clients/{clientId}/rotate-secret": {
       post: owner(
         "A new secret; the previous one works 24 hours",
-        { "200": json(ref("RotatedSecret")), "404": error("not_found") },
+        {
+          "200": json(ref("RotatedSecret"), examples.rotatedSecretExample),
+          "404": error("not_found", "not_found"),
+        },
         clientId,
       ),
     },
     "/api/partner/audit-events": {
       get: owner(
         "The partner's security log, newest first (docs/audit-log.md)",
-        { "200": json(ref("AuditEventPage")), "400": error("invalid_request") },
+        {
+          "200": json(ref("AuditEventPage"), examples.auditEventPageExample),
+          "400": error("invalid_request", "invalid_request"),
+        },
         {
           parameters: [
             query("type", str, "One event type, e.g. client.secret_rotated"),

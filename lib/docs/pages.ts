@@ -19,6 +19,7 @@ export const DOC_PAGES: DocPage[] = [
   {
     path: "/docs/token",
     title: "Token exchange",
+    // The TypeScript exchange is the token call's Node tab.
     examples: ["tokenCurl", "tokenTs", "userinfo", "revoke"],
   },
   {
@@ -31,6 +32,10 @@ export const DOC_PAGES: DocPage[] = [
   { path: "/docs/errors", title: "Errors and limits", examples: [] },
   { path: "/docs/recipient-keys", title: "Recipient keys", examples: ["openEnvelope"] },
   { path: "/docs/key-rotation", title: "Replacing the decryption key", examples: [] },
+  { path: "/docs/creating-partners", title: "How a partner gets created", examples: [] },
 ];
 
 export const OPENAPI_PATH = "/openapi.json";
+
+/** The API reference, rendered from the OpenAPI document. */
+export const REFERENCE_PATH = "/docs/reference";

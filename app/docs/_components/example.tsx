@@ -1,7 +1,58 @@
-import { EXAMPLES, exampleSource, SHELL_VARIABLES, type ExampleKey } from "@/lib/docs/examples";
+import { API_CALLS, apiCallOf, type ApiCall } from "@/lib/docs/api-examples";
+import {
+  EXAMPLES,
+  exampleSource,
+  SHELL_VARIABLES,
+  type ExampleKey,
+  type ShellVariable,
+} from "@/lib/docs/examples";
+import { CodeBlock } from "./code-block";
+import { CodeTabs } from "./code-tabs";
+
+function Variables({ names }: { names: ShellVariable[] }) {
+  return (
+    <p className="muted docs-vars">
+      Uses{" "}
+      {names.map((variable, index) => (
+        <span key={variable}>
+          {index > 0 ? ", " : ""}
+          <code title={SHELL_VARIABLES[variable]}>${variable}</code>
+        </span>
+      ))}
+      .
+    </p>
+  );
+}
+
+/** An API call in curl, Node and fetch, each rendered from the source the e2e test runs. */
+function ApiCallExample({ call }: { call: ApiCall }) {
+  const node = call.nodeExample ? EXAMPLES[call.nodeExample] : null;
+  return (
+    <figure className="docs-example" data-call={call.id} id={`example-${call.id}`}>
+      <figcaption>
+        <strong>{call.title}</strong>
+      </figcaption>
+      <Variables names={call.variables} />
+      <CodeTabs
+        label={call.title}
+        panels={[
+          { label: "curl", exampleId: call.id, code: exampleSource(EXAMPLES[call.curl]) },
+          {
+            label: "Node",
+            exampleId: node ? node.id : `${call.id}-node`,
+            code: node ? exampleSource(node) : (call.node ?? ""),
+          },
+          { label: "fetch", exampleId: `${call.id}-fetch`, code: call.fetch },
+        ]}
+      />
+    </figure>
+  );
+}
 
 /** One copy-paste example, rendered from the same source the e2e test runs. */
 export function Example({ name }: { name: ExampleKey }) {
+  const call = apiCallOf(name);
+  if (call) return <ApiCallExample call={API_CALLS[call]} />;
   const example = EXAMPLES[name];
   return (
     <figure className="docs-example" data-example={example.id} id={`example-${example.id}`}>
@@ -12,24 +63,13 @@ export function Example({ name }: { name: ExampleKey }) {
         </span>
       </figcaption>
       {example.language === "sh" ? (
-        <p className="muted docs-vars">
-          Uses{" "}
-          {example.variables.map((variable, index) => (
-            <span key={variable}>
-              {index > 0 ? ", " : ""}
-              <code title={SHELL_VARIABLES[variable]}>${variable}</code>
-            </span>
-          ))}
-          .
-        </p>
+        <Variables names={example.variables} />
       ) : (
         <p className="muted docs-vars">
           <code>lib/docs/examples/{example.file}</code>
         </p>
       )}
-      <pre tabIndex={0}>
-        <code>{exampleSource(example)}</code>
-      </pre>
+      <CodeBlock code={exampleSource(example)} />
     </figure>
   );
 }

@@ -11,109 +11,111 @@ export default function FlowPage() {
       </p>
 
       <h2>Authorize parameters</h2>
-      <table>
-        <thead>
-          <tr>
-            <th>Parameter</th>
-            <th>Value</th>
-          </tr>
-        </thead>
-        <tbody>
-          <tr>
-            <td>
-              <code>response_type</code>
-            </td>
-            <td>
-              <code>code</code> (required)
-            </td>
-          </tr>
-          <tr>
-            <td>
-              <code>client_id</code>
-            </td>
-            <td>
-              your <code>obc_…</code> client id
-            </td>
-          </tr>
-          <tr>
-            <td>
-              <code>redirect_uri</code>
-            </td>
-            <td>a registered URI, matched character for character</td>
-          </tr>
-          <tr>
-            <td>
-              <code>scope</code>
-            </td>
-            <td>
-              <code>accounts.read</code> (the only scope)
-            </td>
-          </tr>
-          <tr>
-            <td>
-              <code>state</code>
-            </td>
-            <td>random, at least 16 bytes; echoed in the relay (success and error)</td>
-          </tr>
-          <tr>
-            <td>
-              <code>code_challenge</code>
-            </td>
-            <td>
-              <code>BASE64URL(SHA256(verifier))</code>, 43 characters (required)
-            </td>
-          </tr>
-          <tr>
-            <td>
-              <code>code_challenge_method</code>
-            </td>
-            <td>
-              <code>S256</code> (the only method)
-            </td>
-          </tr>
-          <tr>
-            <td>
-              <code>response_mode</code>
-            </td>
-            <td>
-              <code>form_post</code> (the only mode)
-            </td>
-          </tr>
-          <tr>
-            <td>
-              <code>login_hint</code>
-            </td>
-            <td>optional: prefills the email; never signs anyone in</td>
-          </tr>
-          <tr>
-            <td>
-              <code>challenge=pin_code</code>
-            </td>
-            <td>
-              optional: the user types a 6-digit emailed code instead of following a link
-              (recommended in popups)
-            </td>
-          </tr>
-          <tr>
-            <td>
-              <code>ui_locales</code>
-            </td>
-            <td>
-              optional, e.g. <code>da-DK en</code>: the first supported language forces the
-              screens&apos; language (da de en es fi fr it nb nl pl pt sv)
-            </td>
-          </tr>
-          <tr>
-            <td>
-              <code>renew_connection</code>
-            </td>
-            <td>
-              optional: a connection&apos;s <code>sessionId</code>; goes straight to that
-              bank&apos;s consent to renew it
-            </td>
-          </tr>
-        </tbody>
-      </table>
+      <div className="table-scroll" tabIndex={0}>
+        <table>
+          <thead>
+            <tr>
+              <th>Parameter</th>
+              <th>Value</th>
+            </tr>
+          </thead>
+          <tbody>
+            <tr>
+              <td>
+                <code>response_type</code>
+              </td>
+              <td>
+                <code>code</code> (required)
+              </td>
+            </tr>
+            <tr>
+              <td>
+                <code>client_id</code>
+              </td>
+              <td>
+                your <code>obc_…</code> client id
+              </td>
+            </tr>
+            <tr>
+              <td>
+                <code>redirect_uri</code>
+              </td>
+              <td>a registered URI, matched character for character</td>
+            </tr>
+            <tr>
+              <td>
+                <code>scope</code>
+              </td>
+              <td>
+                <code>accounts.read</code> (the only scope)
+              </td>
+            </tr>
+            <tr>
+              <td>
+                <code>state</code>
+              </td>
+              <td>random, at least 16 bytes; echoed in the relay (success and error)</td>
+            </tr>
+            <tr>
+              <td>
+                <code>code_challenge</code>
+              </td>
+              <td>
+                <code>BASE64URL(SHA256(verifier))</code>, 43 characters (required)
+              </td>
+            </tr>
+            <tr>
+              <td>
+                <code>code_challenge_method</code>
+              </td>
+              <td>
+                <code>S256</code> (the only method)
+              </td>
+            </tr>
+            <tr>
+              <td>
+                <code>response_mode</code>
+              </td>
+              <td>
+                <code>form_post</code> (the only mode)
+              </td>
+            </tr>
+            <tr>
+              <td>
+                <code>login_hint</code>
+              </td>
+              <td>optional: prefills the email; never signs anyone in</td>
+            </tr>
+            <tr>
+              <td>
+                <code>challenge=pin_code</code>
+              </td>
+              <td>
+                optional: the user types a 6-digit emailed code instead of following a link
+                (recommended in popups)
+              </td>
+            </tr>
+            <tr>
+              <td>
+                <code>ui_locales</code>
+              </td>
+              <td>
+                optional, e.g. <code>da-DK en</code>: the first supported language forces the
+                screens&apos; language (da de en es fi fr it nb nl pl pt sv)
+              </td>
+            </tr>
+            <tr>
+              <td>
+                <code>renew_connection</code>
+              </td>
+              <td>
+                optional: a connection&apos;s <code>sessionId</code>; goes straight to that
+                bank&apos;s consent to renew it
+              </td>
+            </tr>
+          </tbody>
+        </table>
+      </div>
       <p>
         A wrong <code>client_id</code> or <code>redirect_uri</code> answers 400 JSON in the browser
         (nothing can be posted to an unverified address). Every other problem is relayed to your

@@ -73,26 +73,28 @@ export default function SyncPage() {
         appear per account in <code>failures</code>. Branch on <code>reason</code>, never on the
         HTTP status alone; pass unknown reasons through.
       </p>
-      <table>
-        <thead>
-          <tr>
-            <th>reason</th>
-            <th>status</th>
-            <th>what to do</th>
-          </tr>
-        </thead>
-        <tbody>
-          {REASONS.map(([reason, status, action]) => (
-            <tr key={reason}>
-              <td>
-                <code>{reason}</code>
-              </td>
-              <td>{status}</td>
-              <td>{action}</td>
+      <div className="table-scroll" tabIndex={0}>
+        <table>
+          <thead>
+            <tr>
+              <th>reason</th>
+              <th>status</th>
+              <th>what to do</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {REASONS.map(([reason, status, action]) => (
+              <tr key={reason}>
+                <td>
+                  <code>{reason}</code>
+                </td>
+                <td>{status}</td>
+                <td>{action}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       <p>
         A 429 <em>without</em> a body is the service&apos;s own rate limit, not the bank&apos;s: see{" "}
         <Link href="/docs/errors">limits</Link>.

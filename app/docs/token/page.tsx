@@ -1,3 +1,4 @@
+import { CodeBlock } from "../_components/code-block";
 import { Example } from "../_components/example";
 
 export default function TokenPage() {
@@ -19,10 +20,9 @@ export default function TokenPage() {
         again also revokes the key it was exchanged for.
       </p>
       <Example name="tokenCurl" />
-      <Example name="tokenTs" />
       <h2>Response</h2>
-      <pre tabIndex={0}>
-        <code>{`{
+      <CodeBlock
+        code={`{
   "access_token": "ebk_…",
   "token_type": "Bearer",
   "expires_in": 31536000,
@@ -30,8 +30,8 @@ export default function TokenPage() {
   "apiKey": "ebk_…",
   "apiBaseUrl": "https://bank-connect.example",
   "user": "wl:<partner>:connect:<email>"
-}`}</code>
-      </pre>
+}`}
+      />
       <p>
         Store the key encrypted at rest; it reads that user&apos;s data for 365 days. Send it as{" "}
         <code>X-Api-Key</code> (or <code>Authorization: Bearer</code>).
