@@ -1,3 +1,4 @@
+import { countApproved } from "../analytics/counters";
 import { ensureTenant } from "../banking/tenants";
 import { db } from "../db/client";
 import { getEnv } from "../env";
@@ -23,7 +24,7 @@ export async function approveFlow(
   now = new Date(),
 ): Promise<Approval> {
   const issuer = getEnv().issuer;
-  return db().$transaction(async (tx) => {
+  const approval = await db().$transaction(async (tx) => {
     // Completing the flow is the conditional update: it can be approved once.
     const completed = await tx.flow.updateMany({
       where: { id: flowId, userId, completedAt: null, expiresAt: { gt: now } },
@@ -59,4 +60,6 @@ export async function approveFlow(
       tenantSubject: tenant.subject,
     };
   });
+  await countApproved(flowId);
+  return approval;
 }

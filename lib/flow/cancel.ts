@@ -1,3 +1,4 @@
+import { countCancelled } from "../analytics/counters";
 import { db } from "../db/client";
 import { getEnv } from "../env";
 import { negotiateLocale } from "../i18n/locales";
@@ -43,6 +44,7 @@ export async function handleCancelRequest(request: Request): Promise<Response> {
     data: { completedAt: new Date(), step: "done" },
   });
   if (ended.count !== 1) return seeOther(FLOW_ENDED_PATH);
+  await countCancelled(flow.id, flow.step);
 
   const locale = negotiateLocale({
     uiLocales: flow.locale,

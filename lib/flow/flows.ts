@@ -1,4 +1,5 @@
 import type { FlowStep } from "../db/generated/enums";
+import { countSignedIn, countStarted } from "../analytics/counters";
 import { db } from "../db/client";
 import { keyedHash } from "../crypto/keyed-hash";
 import { randomToken } from "../crypto/random";
@@ -39,10 +40,12 @@ export async function createFlow(
       ...input,
       cookieHash: keyedHash("flow-cookie", secret),
       csrfSecret: randomToken(),
+      createdAt: now,
       expiresAt: new Date(now.getTime() + FLOW_LIFETIME_SECONDS * 1000),
     },
     select: { id: true },
   });
+  await countStarted(flow.id);
   const setCookie = serializeCookie(flowCookieName(), `${flow.id}.${secret}`, {
     maxAgeSeconds: FLOW_LIFETIME_SECONDS,
     https: isHttps(),
@@ -217,5 +220,6 @@ export async function attachUser(
     where: { id: flow.id },
     data: { userId: user.id, step, consentedAt: null },
   });
+  await countSignedIn(flow.id);
   return { step, path: renewing ? RENEW_PATH : STEP_PATHS[step] };
 }
