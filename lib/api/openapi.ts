@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { getEnv } from "../env";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./data";
+import "../analytics/wire";
 import "../audit/wire";
 import "../oauth/schemas";
 import "../partners/schemas";
@@ -360,6 +361,23 @@ function partnerPaths() {
             query("type", str, "One event type, e.g. client.secret_rotated"),
             query("before", str, "The previous page's `next`"),
             query("limit", { type: "integer", minimum: 1, maximum: 100 }, "Default 50"),
+            query("partner", str, "The partner id, for an owner of several"),
+          ],
+        },
+      ),
+    },
+    "/api/partner/analytics": {
+      get: owner(
+        "Flow analytics: the funnel, cancellations, failures, time to approve (docs/analytics.md)",
+        {
+          "200": json(ref("FlowAnalytics")),
+          "400": error("invalid_request: a bad period or client id"),
+          "404": error("not_found: not a client of this partner"),
+        },
+        {
+          parameters: [
+            query("period", { type: "string", enum: ["24h", "7d", "30d"] }, "Default 7d"),
+            query("client", str, "One of the partner's client ids; all clients when absent"),
             query("partner", str, "The partner id, for an owner of several"),
           ],
         },
