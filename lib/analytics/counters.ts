@@ -33,10 +33,10 @@ async function countOnce(
     event === "approved"
       ? Prisma.sql`, timed AS (
           INSERT INTO "FlowApprovalTime" ("partnerId", "clientId", "hour", "bucket", "count")
-          SELECT "partnerId", "clientId", date_trunc('hour', "createdAt"),
+          SELECT "partnerId", "clientId", date_trunc('hour', "startedAt"),
             coalesce(
               (SELECT min(bound) FROM unnest(${BUCKET_ARRAY}) AS bound
-                WHERE bound >= extract(epoch FROM "completedAt" - "createdAt")),
+                WHERE bound >= extract(epoch FROM "completedAt" - "startedAt")),
               ${LAST_BUCKET}),
             1
           FROM owned WHERE "completedAt" IS NOT NULL
@@ -48,14 +48,14 @@ async function countOnce(
     WITH marked AS (
       UPDATE "Flow" SET "analyticsMarks" = "analyticsMarks" | ${bit}
       WHERE "id" = ${flowId}::uuid AND ("analyticsMarks" & ${bit}) = 0
-      RETURNING "clientId", "createdAt", "completedAt"
+      RETURNING "clientId", "analyticsStart" AS "startedAt", "completedAt"
     ), owned AS (
-      SELECT c."partnerId", m."clientId", m."createdAt", m."completedAt"
+      SELECT c."partnerId", m."clientId", m."startedAt", m."completedAt"
       FROM marked m JOIN "Client" c ON c."id" = m."clientId"
       WHERE c."partnerId" IS NOT NULL
     ), counted AS (
       INSERT INTO "FlowStepCount" ("partnerId", "clientId", "hour", "event", "detail", "count")
-      SELECT "partnerId", "clientId", date_trunc('hour', "createdAt"), ${event}, ${detail}, 1
+      SELECT "partnerId", "clientId", date_trunc('hour', "startedAt"), ${event}, ${detail}, 1
       FROM owned
       ON CONFLICT ("partnerId", "hour", "clientId", "event", "detail")
       DO UPDATE SET "count" = "FlowStepCount"."count" + 1

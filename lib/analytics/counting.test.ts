@@ -1,9 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { db } from "../db/client";
 import { approveFlow } from "../flow/approve";
+import { toS256Challenge } from "../oauth/pkce";
+import { handleAuthorizeRequest } from "../oauth/authorize";
 import { createClient } from "../partners/clients";
 import { FlowDriver } from "../../test/analytics-flows";
-import { createTestClient, type TestClient } from "../../test/oauth-fixtures";
+import {
+  createTestClient,
+  createTestUser,
+  ISSUER,
+  newVerifier,
+  signedInCookie,
+  type TestClient,
+} from "../../test/oauth-fixtures";
 import { readFlowAnalytics } from "./query";
 
 /**
@@ -133,6 +142,52 @@ describe("counting flows by the step they reach", () => {
       cancelled: 0,
       failed: 0,
     });
+  });
+
+  it("counts a browser coming back through authorize (after sign-in, a reload, a second tab) as one start", async () => {
+    const [client, other] = await partnerWithTwoClients();
+    const url = (target: TestClient) =>
+      `${ISSUER}/oauth/authorize?${new URLSearchParams({
+        response_type: "code",
+        client_id: target.clientId,
+        redirect_uri: target.redirectUri,
+        scope: "accounts.read",
+        state: "s",
+        code_challenge: toS256Challenge(newVerifier()),
+        code_challenge_method: "S256",
+        response_mode: "form_post",
+      })}`;
+    let flowCookie = "";
+    const authorize = async (target: TestClient, session = "") => {
+      const cookie = [flowCookie, session].filter(Boolean).join("; ");
+      const response = await handleAuthorizeRequest(
+        new Request(url(target), { headers: cookie ? { Cookie: cookie } : {} }),
+      );
+      flowCookie = (response.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+      return flowCookie.slice(flowCookie.indexOf("=") + 1, flowCookie.indexOf("."));
+    };
+    const session = await signedInCookie((await createTestUser()).id);
+
+    const first = await authorize(client);
+    // Signed in, the browser comes back to the same authorization; then a reload.
+    const second = await authorize(client, session);
+    await authorize(client, session);
+    expect(second).not.toBe(first);
+    const counted = (await read(client.partnerId ?? "", client.clientId)).totals;
+    expect(counted).toMatchObject({ started: 1, signed_in: 1 });
+
+    // Once approved, the partner's link again is a new attempt; another client's is one too.
+    const user = await db().flow.findUniqueOrThrow({ where: { id: second } });
+    const last = await authorize(client, session);
+    await approveFlow(last, user.userId ?? "");
+    await authorize(client, session);
+    await authorize(other, session);
+    expect((await read(client.partnerId ?? "", client.clientId)).totals).toMatchObject({
+      started: 2,
+      signed_in: 2,
+      approved: 1,
+    });
+    expect((await read(client.partnerId ?? "", other.clientId)).totals.started).toBe(1);
   });
 
   it("counts a refusal at the bank once per flow, though the person tries again", async () => {

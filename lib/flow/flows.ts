@@ -30,9 +30,16 @@ export interface FlowRequest {
   renewConnectionId: string | null;
 }
 
+/** What a new flow takes over from the browser's flow it continues (lib/analytics/continuation.ts). */
+export interface FlowContinuation {
+  analyticsMarks: number;
+  analyticsStart: Date;
+}
+
 export async function createFlow(
   input: FlowRequest,
   now = new Date(),
+  continues: FlowContinuation | null = null,
 ): Promise<{ flowId: string; setCookie: string }> {
   const secret = randomToken();
   const flow = await db().flow.create({
@@ -41,6 +48,8 @@ export async function createFlow(
       cookieHash: keyedHash("flow-cookie", secret),
       csrfSecret: randomToken(),
       createdAt: now,
+      analyticsMarks: continues?.analyticsMarks ?? 0,
+      analyticsStart: continues?.analyticsStart ?? now,
       expiresAt: new Date(now.getTime() + FLOW_LIFETIME_SECONDS * 1000),
     },
     select: { id: true },

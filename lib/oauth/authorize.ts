@@ -1,3 +1,4 @@
+import { continuationOf } from "../analytics/continuation";
 import { findSignedInUser } from "../auth/sessions";
 import { tenantSubject } from "../banking/tenants";
 import { db } from "../db/client";
@@ -209,18 +210,23 @@ export async function handleAuthorizeRequest(request: Request): Promise<Response
     checkPartnerAvailable(client);
 
     const loginHint = optionalParam(params, "login_hint");
-    const { flowId, setCookie } = await createFlow({
-      clientId: client.id,
-      redirectUri,
-      state: checkedState,
-      codeChallenge,
-      scope,
-      locale: fromUiLocales(params.get("ui_locales")),
-      loginHint: loginHint && loginHint.length <= MAX_LOGIN_HINT_LENGTH ? loginHint : null,
-      // SPEC 4.2: any other challenge value is ignored.
-      challenge: optionalParam(params, "challenge") === "pin_code" ? "pin_code" : null,
-      renewConnectionId,
-    });
+    const continues = await continuationOf(request, client.id);
+    const { flowId, setCookie } = await createFlow(
+      {
+        clientId: client.id,
+        redirectUri,
+        state: checkedState,
+        codeChallenge,
+        scope,
+        locale: fromUiLocales(params.get("ui_locales")),
+        loginHint: loginHint && loginHint.length <= MAX_LOGIN_HINT_LENGTH ? loginHint : null,
+        // SPEC 4.2: any other challenge value is ignored.
+        challenge: optionalParam(params, "challenge") === "pin_code" ? "pin_code" : null,
+        renewConnectionId,
+      },
+      undefined,
+      continues,
+    );
 
     const user = await findSignedInUser(request);
     if (!user) {

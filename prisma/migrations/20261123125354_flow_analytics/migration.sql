@@ -1,5 +1,9 @@
 -- AlterTable
-ALTER TABLE "Flow" ADD COLUMN     "analyticsMarks" INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE "Flow" ADD COLUMN     "analyticsMarks" INTEGER NOT NULL DEFAULT 0,
+ADD COLUMN     "analyticsStart" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP;
+
+-- Flows open now started when they were created.
+UPDATE "Flow" SET "analyticsStart" = "createdAt";
 
 -- CreateTable
 CREATE TABLE "FlowStepCount" (
