@@ -8,6 +8,7 @@ import { SIGNED_OUT_FROM_DASHBOARD } from "@/lib/flow/sign-out";
 import { ownedPartners, sessionCsrfToken } from "@/lib/partners/owner-session";
 import { findPartner, toPartnerWire } from "@/lib/partners/partner-api";
 import { listPartnerClients } from "@/lib/partners/client-api";
+import { DashboardNav } from "./analytics/dashboard-nav";
 import { BrandingEditor } from "./branding-editor";
 import { ClientsPanel } from "./clients-panel";
 import { RecipientKeyPanel } from "./recipient-key-panel";
@@ -67,6 +68,7 @@ export default async function DashboardPage({
         from={SIGNED_OUT_FROM_DASHBOARD}
         text={t("signedInAs", { email: user.email, partner: partner.name })}
       />
+      <DashboardNav partnerId={owned.length > 1 ? partner.id : null} />
       <BrandingEditor
         partnerId={partner.id}
         partnerName={partner.name}
