@@ -14,7 +14,7 @@ const LIB_FLOORS = [
   ["partners"],
   ["oauth"],
   ["auth", "banking", "keys"],
-  ["audit", "demo", "mail", "upstream"],
+  ["analytics", "audit", "demo", "mail", "upstream"],
   ["http"],
   ["db", "ratelimit"],
   ["tracing"],

@@ -217,3 +217,36 @@ export const signUpExample = {
   partner: { id: "7b1e2f4a-9c3d-4e5f-8a6b-1c2d3e4f5a6b", name: "Acme Budget" },
   created: true,
 };
+
+const analyticsCounts = {
+  started: 120,
+  signedIn: 96,
+  keySetUp: 41,
+  bankConnected: 80,
+  approved: 71,
+  cancelled: 9,
+  failed: 3,
+};
+export const analyticsExample = {
+  period: "7d",
+  from: "2026-11-16T00:00:00.000Z",
+  to: "2026-11-23T00:00:00.000Z",
+  unit: "day",
+  client: null,
+  totals: analyticsCounts,
+  cancelled: [
+    { step: "login", count: 4 },
+    { step: "banks", count: 5 },
+  ],
+  failed: [{ reason: "bank_denied", count: 3 }],
+  approvalTime: {
+    approvals: 71,
+    medianSeconds: 105,
+    buckets: [
+      { le: 60, count: 12 },
+      { le: 120, count: 30 },
+      { le: 300, count: 29 },
+    ],
+  },
+  series: [{ start: "2026-11-22T00:00:00.000Z", counts: analyticsCounts }],
+};

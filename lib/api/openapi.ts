@@ -4,6 +4,7 @@ import { GRANTS, GRANT_TYPES } from "../oauth/grants";
 import { bodyLimitFor, bodyTooLargeAnswer } from "../http/body-limits";
 import * as examples from "./openapi-examples";
 import { DEFAULT_PAGE_SIZE, MAX_OFFSET, MAX_PAGE_SIZE } from "./paging";
+import "../analytics/wire";
 import "../audit/wire";
 import "../oauth/schemas";
 import "../partners/schemas";
@@ -599,6 +600,27 @@ function partnerPaths() {
             query("type", str, "One event type, e.g. client.secret_rotated"),
             query("before", str, "The previous page's `next`"),
             query("limit", { type: "integer", minimum: 1, maximum: 100 }, "Default 50"),
+            query("partner", str, "The partner id, for an owner of several"),
+          ],
+        },
+      ),
+    },
+    "/api/partner/analytics": {
+      get: owner(
+        "Flow analytics: the funnel, cancellations, failures, time to approve (docs/analytics.md)",
+        {
+          "200": json(ref("FlowAnalytics"), examples.analyticsExample),
+          "400": error(
+            "A bad period or client id",
+            "invalid_request",
+            "period must be one of 24h, 7d, 30d",
+          ),
+          "404": error("Not a client of this partner", "not_found"),
+        },
+        {
+          parameters: [
+            query("period", { type: "string", enum: ["24h", "7d", "30d"] }, "Default 7d"),
+            query("client", str, "One of the partner's client ids; all clients when absent"),
             query("partner", str, "The partner id, for an owner of several"),
           ],
         },

@@ -1,7 +1,7 @@
+import { countApproved } from "../analytics/counters";
 import { ensureTenant } from "../banking/tenants";
 import { db } from "../db/client";
 import { getEnv } from "../env";
-import { countFlowStep } from "../metrics";
 import { mintAuthorizationCode } from "../oauth/codes";
 import { OAuthError } from "../oauth/errors";
 import { successFields, type RelayField } from "../oauth/relay";
@@ -60,6 +60,6 @@ export async function approveFlow(
       tenantSubject: tenant.subject,
     };
   });
-  countFlowStep("approved");
+  await countApproved(flowId);
   return approval;
 }

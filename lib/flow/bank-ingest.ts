@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { countBankConnected, countFlowFailure } from "../analytics/counters";
 import { inSyncSlot, SyncBusyError } from "../banking/budget";
 import { renewConnection, storeConnection, storeHistory } from "../banking/ingest";
 import { db } from "../db/client";
-import { countFlowStep } from "../metrics";
 import type { BankIngestState } from "../db/generated/enums";
 import { log } from "../log";
 import { upstream } from "../upstream";
@@ -101,7 +101,7 @@ async function runIngest(id: string, job: IngestJob): Promise<void> {
           ? await renewConnection({ ...store, connectionId: job.renewConnectionId }, progress)
           : await storeConnection(store, progress);
         connected = true;
-        countFlowStep("bank_connected");
+        await countBankConnected(job.flowId);
         await record({ state: "history", connectionId: connection.connectionId });
         await storeHistory(
           { sealingKey: job.sealingKey, upstream: bank, accounts: connection.accounts },
@@ -114,10 +114,11 @@ async function runIngest(id: string, job: IngestJob): Promise<void> {
   } catch (error) {
     log.warn("banks.ingest_failed", { error });
     // Once the accounts are stored the flow has moved on: what is missing is per account.
+    const busy = error instanceof SyncBusyError;
     const outcome: Progress = connected
       ? { state: "done" }
-      : { state: "failed", failure: error instanceof SyncBusyError ? "busy" : "failed" };
-    if (outcome.state === "failed") countFlowStep("failed");
+      : { state: "failed", failure: busy ? "busy" : "failed" };
+    if (!connected) await countFlowFailure(job.flowId, busy ? "bank_busy" : "bank_failed");
     await record(outcome).catch((cause: unknown) =>
       log.warn("banks.ingest_failed", { error: cause }),
     );

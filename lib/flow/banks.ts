@@ -1,3 +1,4 @@
+import { countFlowFailure } from "../analytics/counters";
 import { findSignedInUser } from "../auth/sessions";
 import { ensureTenant, tenantSubject } from "../banking/tenants";
 import { keyedHash } from "../crypto/keyed-hash";
@@ -95,6 +96,7 @@ async function sendToBank(
     return redirect(started.url);
   } catch (error) {
     log.warn("banks.start_failed", { error });
+    await countFlowFailure(flow.id, "bank_unavailable");
     return redirect("/banks?notice=failed");
   }
 }
@@ -192,7 +194,10 @@ export async function handleBankCallback(request: Request): Promise<Response> {
     data: { completedAt: new Date() },
   });
   if (done.count !== 1) return redirect("/banks?notice=failed");
-  if (params.get("error")) return redirect("/banks?notice=denied");
+  if (params.get("error")) {
+    await countFlowFailure(flow.id, "bank_denied");
+    return redirect("/banks?notice=denied");
+  }
 
   const person = await db().user.findUniqueOrThrow({ where: { id: user.userId } });
   const tenant = await db().$transaction((tx) =>

@@ -1,5 +1,5 @@
+import { countCancelled } from "../analytics/counters";
 import { db } from "../db/client";
-import { countFlowStep } from "../metrics";
 import { getEnv } from "../env";
 import { negotiateLocale } from "../i18n/locales";
 import { relayLabels } from "../i18n/translate";
@@ -45,7 +45,7 @@ export async function handleCancelRequest(request: Request): Promise<Response> {
     data: { completedAt: new Date(), step: "done" },
   });
   if (ended.count !== 1) return seeOther(FLOW_ENDED_PATH);
-  countFlowStep("cancelled");
+  await countCancelled(flow.id, flow.step);
 
   const locale = negotiateLocale({
     uiLocales: flow.locale,

@@ -1,6 +1,6 @@
 import type { FlowStep } from "../db/generated/enums";
+import { countSignedIn, countStarted } from "../analytics/counters";
 import { db } from "../db/client";
-import { countFlowStep } from "../metrics";
 import { keyedHash } from "../crypto/keyed-hash";
 import { randomToken } from "../crypto/random";
 import { timingSafeEqualString } from "../crypto/constant-time";
@@ -30,9 +30,16 @@ export interface FlowRequest {
   renewConnectionId: string | null;
 }
 
+/** What a new flow takes over from the browser's flow it continues (./continuation.ts). */
+export interface FlowContinuation {
+  analyticsMarks: number;
+  analyticsStart: Date;
+}
+
 export async function createFlow(
   input: FlowRequest,
   now = new Date(),
+  continues: FlowContinuation | null = null,
 ): Promise<{ flowId: string; setCookie: string }> {
   const secret = randomToken();
   const flow = await db().flow.create({
@@ -40,11 +47,14 @@ export async function createFlow(
       ...input,
       cookieHash: keyedHash("flow-cookie", secret),
       csrfSecret: randomToken(),
+      createdAt: now,
+      analyticsMarks: continues?.analyticsMarks ?? 0,
+      analyticsStart: continues?.analyticsStart ?? now,
       expiresAt: new Date(now.getTime() + FLOW_LIFETIME_SECONDS * 1000),
     },
     select: { id: true },
   });
-  countFlowStep("started");
+  await countStarted(flow.id);
   const setCookie = serializeCookie(flowCookieName(), `${flow.id}.${secret}`, {
     maxAgeSeconds: FLOW_LIFETIME_SECONDS,
     https: isHttps(),
@@ -219,6 +229,6 @@ export async function attachUser(
     where: { id: flow.id },
     data: { userId: user.id, step, consentedAt: null },
   });
-  countFlowStep("signed_in");
+  await countSignedIn(flow.id);
   return { step, path: renewing ? RENEW_PATH : STEP_PATHS[step] };
 }

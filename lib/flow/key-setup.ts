@@ -1,7 +1,7 @@
+import { countKeySetUp } from "../analytics/counters";
 import { findSignedInUser, type SignedInUser } from "../auth/sessions";
 import { parseRawPublicKey } from "../crypto/envelope";
 import { db } from "../db/client";
-import { countFlowStep } from "../metrics";
 import { readBodyTextOrRefuse } from "../http/body-limits";
 import { jsonResponse } from "../http/respond";
 import { isValidCsrfToken, type FlowAction } from "./csrf";
@@ -76,14 +76,14 @@ export async function handleKeyRegistration(request: Request): Promise<Response>
   if (user.publicKey && user.publicKey !== publicKey) return refuse(409, "key_mismatch");
   if (!user.publicKey) {
     // Conditional: two tabs registering at once cannot overwrite each other.
-    await db().user.updateMany({
+    const registered = await db().user.updateMany({
       where: { id: user.userId, publicKey: null },
       data: { publicKey, publicKeyAt: new Date() },
     });
+    if (registered.count === 1) await countKeySetUp(flow.id);
   }
   const stored = await db().user.findUniqueOrThrow({ where: { id: user.userId } });
   if (stored.publicKey !== publicKey) return refuse(409, "key_mismatch");
-  if (!user.publicKey) countFlowStep("key_set_up");
   const next = await resolveNextStep(flow, {
     id: stored.id,
     email: stored.email,

@@ -1,3 +1,4 @@
+import { countKeySetUp } from "../analytics/counters";
 import { requestAudit } from "../audit/context";
 import { replaceUserKey } from "../banking/start-over";
 import { db } from "../db/client";
@@ -29,6 +30,8 @@ export async function handleStartOver(request: Request): Promise<Response> {
     publicKey,
     audit: requestAudit(request, { kind: "user", id: user.userId }),
   });
+  // A new key made in this flow is a key set up, like a first one.
+  if (result.replaced) await countKeySetUp(flow.id);
   if (!result.replaced) {
     // Already done by this very request's twin (a retry after a lost answer) is not a conflict.
     const stored = await db().user.findUniqueOrThrow({ where: { id: user.userId } });

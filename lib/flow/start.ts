@@ -2,6 +2,7 @@ import { findSignedInUser } from "../auth/sessions";
 import { tenantSubject } from "../banking/tenants";
 import { getEnv } from "../env";
 import { checkAuthorizeRequest } from "../oauth/authorize";
+import { continuationOf } from "./continuation";
 import { attachUser, createFlow, keyModeFor } from "./flows";
 
 function redirect(location: string, setCookie?: string): Response {
@@ -22,17 +23,24 @@ export async function handleAuthorizeRequest(request: Request): Promise<Response
   const { authorization } = checked;
   const { client } = authorization;
   try {
-    const { flowId, setCookie } = await createFlow({
-      clientId: client.id,
-      redirectUri: authorization.redirectUri,
-      state: authorization.state,
-      codeChallenge: authorization.codeChallenge,
-      scope: authorization.scope,
-      locale: authorization.locale,
-      loginHint: authorization.loginHint,
-      challenge: authorization.challenge,
-      renewConnectionId: authorization.renewConnectionId,
-    });
+    // A browser coming back through authorize (after signing in, a reload, a
+    // second tab) continues its open flow's analytics: one start, each step once.
+    const continues = await continuationOf(request, client.id);
+    const { flowId, setCookie } = await createFlow(
+      {
+        clientId: client.id,
+        redirectUri: authorization.redirectUri,
+        state: authorization.state,
+        codeChallenge: authorization.codeChallenge,
+        scope: authorization.scope,
+        locale: authorization.locale,
+        loginHint: authorization.loginHint,
+        challenge: authorization.challenge,
+        renewConnectionId: authorization.renewConnectionId,
+      },
+      undefined,
+      continues,
+    );
 
     const user = await findSignedInUser(request);
     if (!user) {

@@ -3,7 +3,7 @@
  * (a key under `Dashboard.nav`). A new screen adds one entry here.
  */
 export interface DashboardNavItem {
-  key: "branding" | "clients" | "key" | "log";
+  key: "branding" | "clients" | "key" | "log" | "analytics";
   /** Where it goes, relative to /dashboard; the chosen partner is kept by the bar. */
   href: string;
 }
@@ -13,6 +13,7 @@ export const DASHBOARD_NAV: readonly DashboardNavItem[] = [
   { key: "clients", href: "/dashboard#clients" },
   { key: "key", href: "/dashboard#decryption-key" },
   { key: "log", href: "/dashboard#security-log" },
+  { key: "analytics", href: "/dashboard/analytics" },
 ];
 
 /** The item's address for the partner being managed (`?partner=` before any #). */
