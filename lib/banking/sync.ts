@@ -78,7 +78,11 @@ function toUpstreamName(name: string): UpstreamName {
   return known;
 }
 
-/** The consent is over: every account of the connection needs a reconnect. */
+/**
+ * The consent is over. An expired one needs a reconnect; a withdrawn one is
+ * not flagged for a reconnect, which cannot bring it back: its accounts keep
+ * answering consent_withdrawn and a bulk sync leaves them out (docs/sync-failures.md).
+ */
 async function markLapsed(connectionId: string, reason: "reconnect_needed" | "consent_withdrawn") {
   await syncDb().$transaction([
     syncDb().connection.update({
@@ -89,7 +93,7 @@ async function markLapsed(connectionId: string, reason: "reconnect_needed" | "co
       where: { connectionId },
       data:
         reason === "consent_withdrawn"
-          ? { consentWithdrawn: true, needsReconnect: true }
+          ? { consentWithdrawn: true, needsReconnect: false }
           : { needsReconnect: true },
     }),
   ]);
@@ -144,10 +148,11 @@ export async function syncAccount(request: SyncRequest): Promise<SyncOutcome | n
     if (deadline.expired) throw new SyncDeadlineError({ cause: error });
     if (!(error instanceof UpstreamError)) throw error;
     log.warn("sync.upstream_failed", { reason: error.reason, bank_error: error.bankErrorCode });
+    const outcome = failure(error.reason, error);
     if (error.reason === "reconnect_needed" || error.reason === "consent_withdrawn") {
       await markLapsed(connection.id, error.reason);
     }
-    return failure(error.reason, error);
+    return outcome;
   }
 
   const sealed = {
