@@ -328,4 +328,26 @@ describe("a connection that fails for all its accounts", () => {
     );
     expect(await bulk.json()).toEqual({ accounts: 0, newTransactions: 0, failures: [] });
   });
+
+  it("reports the bank's error code for every account of a lapsed connection in one bulk sync", async () => {
+    const partner = await connectedPartnerUser({
+      bank: { name: "Sandbox Scenario DK: reconnect needed", country: "DK" },
+      agoMs: ARMED,
+    });
+    const accounts = await accountsOf(partner);
+    expect(accounts.length).toBeGreaterThan(1);
+    const response = await syncAll(
+      partner.key,
+      accounts.map((account) => ({ accountId: account.id, uid: account.uid })),
+    );
+    expect(await response.json()).toEqual({
+      accounts: 0,
+      newTransactions: 0,
+      failures: accounts.map((account) => ({
+        accountId: account.id,
+        reason: "reconnect_needed",
+        bankErrorCode: "EXPIRED_SESSION",
+      })),
+    });
+  });
 });

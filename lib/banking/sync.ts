@@ -60,6 +60,13 @@ export interface SyncRequest {
   now?: Date;
   /** Shared by the accounts of a bulk sync; default `SYNC_DEADLINE_SECONDS` from now. */
   deadline?: SyncDeadline;
+  /**
+   * Shared by the accounts of a bulk sync: the consents that ended during it,
+   * by connection id, with the bank's answer. Every other account of such a
+   * connection is reported with that same answer, its bank error code
+   * included, and the bank is not asked again.
+   */
+  lapsedConnections?: Map<string, SyncOutcome>;
 }
 
 const failure = (
@@ -110,6 +117,8 @@ export async function syncAccount(request: SyncRequest): Promise<SyncOutcome | n
   });
   if (!account) return null;
   const { connection } = account;
+  const lapsed = request.lapsedConnections?.get(connection.id);
+  if (lapsed) return lapsed;
   if (account.consentWithdrawn || connection.status === "Withdrawn") {
     return failure("consent_withdrawn");
   }
@@ -151,6 +160,7 @@ export async function syncAccount(request: SyncRequest): Promise<SyncOutcome | n
     const outcome = failure(error.reason, error);
     if (error.reason === "reconnect_needed" || error.reason === "consent_withdrawn") {
       await markLapsed(connection.id, error.reason);
+      request.lapsedConnections?.set(connection.id, outcome);
     }
     return outcome;
   }
