@@ -48,10 +48,17 @@ export function ClientsPanel(props: { partnerId: string; csrf: string; initial: 
     if (ok) setClients(json as Client[]);
   }
 
-  function failed(key: string, json: { violations?: Violation[]; error_description?: string }) {
+  function failed(
+    key: string,
+    json: { violations?: Violation[]; error?: string; error_description?: string },
+  ) {
+    const message =
+      json.error === "recipient_key_required"
+        ? t("recipientKeyRequired")
+        : (json.error_description ?? t("failed"));
     setViolations((current) => ({
       ...current,
-      [key]: json.violations ?? [{ field: "body", message: json.error_description ?? t("failed") }],
+      [key]: json.violations ?? [{ field: "body", message }],
     }));
   }
 
