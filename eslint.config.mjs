@@ -74,6 +74,28 @@ const TOOLING_IMPORTS = {
   message: "Product code must not depend on tooling (scripts/, e2e/, test/).",
 };
 
+// Keyed hashes and MACs are compared in constant time, through one helper
+// (lib/crypto/constant-time.ts): never with `===`/`!==`, never with a
+// hand-rolled timingSafeEqual that leaks the length or throws on it.
+const HASH_NAME = "/[Hh]ash$/";
+const NOT_A_NULL_CHECK =
+  ':not([left.type="Literal"]):not([right.type="Literal"]):not([left.type="Identifier"][left.name="undefined"]):not([right.type="Identifier"][right.name="undefined"])';
+const CONSTANT_TIME_RULES = {
+  "no-restricted-syntax": [
+    "error",
+    {
+      selector: `BinaryExpression[operator=/^[!=]==?$/]:matches([left.name=${HASH_NAME}], [right.name=${HASH_NAME}], [left.property.name=${HASH_NAME}], [right.property.name=${HASH_NAME}])${NOT_A_NULL_CHECK}`,
+      message: "Compare hashes with timingSafeEqualString (lib/crypto/constant-time.ts).",
+    },
+    {
+      selector:
+        'ImportDeclaration[source.value=/^(node:)?crypto$/] ImportSpecifier[imported.name="timingSafeEqual"]',
+      message:
+        "Use timingSafeEqualString (lib/crypto/constant-time.ts), the one constant-time helper.",
+    },
+  ],
+};
+
 const PROCESS_ENV_RULES = {
   "no-restricted-properties": [
     "error",
@@ -117,6 +139,12 @@ export default defineConfig([
     files: ["lib/**/*.{ts,tsx}"],
     ignores: ["**/*.test.ts", "**/*.test.tsx"],
     rules: { "import/no-restricted-paths": ["error", { zones: IMPORT_DIRECTION_ZONES }] },
+  },
+  {
+    files: ["lib/**/*.{ts,tsx}", "app/**/*.{ts,tsx}", "scripts/**/*.ts"],
+    // The helper itself, and the partner examples that must stand alone.
+    ignores: ["lib/crypto/constant-time.ts", "lib/docs/examples/**", "**/*.test.ts"],
+    rules: CONSTANT_TIME_RULES,
   },
   {
     files: ["lib/**/*.{ts,tsx}"],

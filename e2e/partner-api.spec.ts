@@ -4,6 +4,7 @@ import { db } from "../lib/db/client";
 import { SANDBOX_SCENARIO_GRACE_MS } from "../lib/upstream/sandbox";
 import { findSandboxAccount, toUpstreamAccount } from "../lib/upstream/sandbox/accounts";
 import { connectBank } from "../test/bank-data";
+import { createTestClient, mintApiKey } from "../test/oauth-fixtures";
 import { ContractPartner, openEnvelope } from "./support/contract-partner";
 import { connectJourneyDatabase } from "./support/database";
 import {
@@ -167,4 +168,45 @@ test("a partner written against CONTRACT.md reads, pages, syncs and revokes", as
   // Revoke: the key stops working.
   expect(await partner.revoke(key)).toBe(200);
   expect((await partner.get(key, "/api/accounts")).status).toBe(401);
+});
+
+test("a valid API key gets 403 insufficient_scope as JSON on /api itself and every path or method outside the data operations", async () => {
+  connectJourneyDatabase();
+  const { key } = await mintApiKey(await createTestClient());
+  const [account] = await db().account.findMany({ take: 1 });
+  const id = account?.id ?? "00000000-0000-4000-8000-000000000000";
+  const outside: [string, string][] = [
+    ["GET", "/api"],
+    ["POST", "/api"],
+    ["PUT", "/api"],
+    ["PATCH", "/api"],
+    ["DELETE", "/api"],
+    ["GET", "/api/nothing-here"],
+    ["GET", `/api/accounts/${id}`],
+    ["DELETE", "/api/accounts"],
+    ["PUT", "/api/connections"],
+    ["GET", "/api/sync"],
+    ["GET", `/api/accounts/${id}/sync`],
+    ["PATCH", `/api/accounts/${id}/transactions`],
+  ];
+  for (const [method, path] of outside) {
+    const response = await fetch(`${E2E_ORIGIN}${path}`, {
+      method,
+      headers: { "X-Api-Key": key },
+      redirect: "manual",
+    });
+    expect(response.status, `${method} ${path}`).toBe(403);
+    expect(response.headers.get("www-authenticate"), `${method} ${path}`).toBe(
+      'Bearer error="insufficient_scope"',
+    );
+    expect(response.headers.get("content-type"), `${method} ${path}`).toContain("application/json");
+    expect(await response.json()).toMatchObject({ error: "insufficient_scope" });
+  }
+  // Without a key, /api asks for one, like every API path.
+  const anonymous = await fetch(`${E2E_ORIGIN}/api`);
+  expect(anonymous.status).toBe(401);
+  expect(anonymous.headers.get("www-authenticate")).toContain("Bearer");
+  // The partner dashboard's endpoints under /api/partner keep their own answers.
+  const dashboard = await fetch(`${E2E_ORIGIN}/api/partner/me`);
+  expect(dashboard.status).toBe(401);
 });

@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { generateKeyPair } from "../lib/crypto/envelope";
 import { db, disconnectDb } from "../lib/db/client";
 import { childEnv, getEnv } from "../lib/env";
 import { OutboxMailer } from "../lib/mail/outbox";
@@ -27,11 +28,19 @@ interface Run {
 }
 
 function admin(...args: string[]): Promise<Run> {
+  return adminWith({}, ...args);
+}
+
+function adminWith(settings: Record<string, string>, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       ["--import", "tsx", "scripts/admin.ts", ...args],
-      { cwd: REPO_ROOT, env: childEnv({ DATABASE_URL: getEnv().databaseUrl }), timeout: 60_000 },
+      {
+        cwd: REPO_ROOT,
+        env: childEnv({ DATABASE_URL: getEnv().databaseUrl, ...settings }),
+        timeout: 60_000,
+      },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
         resolve({ code, stdout, stderr });
@@ -310,6 +319,35 @@ describe("admin CLI: clients", () => {
     ]);
     expect(JSON.stringify(listed)).not.toContain("obs_");
   });
+
+  it("refuses a client for a partner without a recipient key when one is required (exit 1, says to install it first)", async () => {
+    const partnerId = await newPartner();
+    const required = { RECIPIENT_KEY_REQUIRED: "true" };
+    const args = ["client", "create", "--partner", partnerId, "--redirect-uri", REDIRECT_URI];
+    const refused = await adminWith(required, ...args);
+    expectRefusal(refused, 1, "install the partner's recipient key first");
+    expect(refused.stderr).toContain("/dashboard");
+    expect(await db().client.count({ where: { partnerId } })).toBe(0);
+
+    await db().partner.update({
+      where: { id: partnerId },
+      data: { recipientPublicKey: generateKeyPair().publicKeyRawB64 },
+    });
+    expect(json(await adminWith(required, ...args))).toMatchObject({ partner_id: partnerId });
+    // Without the setting, a partner without a key still gets clients (it relays users' keys).
+    expect(
+      json(
+        await admin(
+          "client",
+          "create",
+          "--partner",
+          await newPartner(),
+          "--redirect-uri",
+          REDIRECT_URI,
+        ),
+      ),
+    ).toMatchObject({ name: expect.any(String) as unknown });
+  }, 120_000);
 
   it("creates a house client without --partner", async () => {
     const created = json(

@@ -107,4 +107,24 @@ describe("import fences", () => {
       "@typescript-eslint/no-restricted-imports",
     );
   });
+
+  it("hashes are compared only through the constant-time helper", async () => {
+    const rule = "no-restricted-syntax";
+    const byOperator =
+      "declare const row: { uidHash: string };\nexport const same = (uid: string) => uid !== row.uidHash;\n";
+    expect(await ruleIds(byOperator, "lib/banking/fence-probe.ts")).toContain(rule);
+    const byName = "export const same = (a: string, secretHash: string) => secretHash === a;\n";
+    expect(await ruleIds(byName, "scripts/lib/fence-probe.ts")).toContain(rule);
+    const rawTimingSafe =
+      'import { timingSafeEqual } from "node:crypto";\nexport const same = timingSafeEqual;\n';
+    expect(await ruleIds(rawTimingSafe, "lib/oauth/fence-probe.ts")).toContain(rule);
+    expect(await ruleIds(rawTimingSafe, "app/fence-probe.ts")).toContain(rule);
+    // A null check on a hash column is not a comparison of secrets.
+    const nullCheck =
+      "export const has = (row: { identityHash: string | null }) => row.identityHash !== null;\n";
+    expect(await ruleIds(nullCheck, "lib/banking/fence-probe.ts")).not.toContain(rule);
+    const helper =
+      'import { timingSafeEqualString } from "../crypto/constant-time";\nexport const same = (a: string, uidHash: string) => timingSafeEqualString(a, uidHash);\n';
+    expect(await ruleIds(helper, "lib/banking/fence-probe.ts")).not.toContain(rule);
+  });
 });

@@ -12,7 +12,8 @@ import { toAccountWire, type AccountRow } from "./wire";
  * and sealed balances, in the order they were connected, in one statement.
  * Without parameters it answers the whole list as a JSON array, as the SDKs
  * read it; with `limit` (and then `cursor`) one page, `{items, next}`
- * (docs/paging.md).
+ * (docs/paging.md). An account whose consent was withdrawn never shows
+ * `needsReconnect` (docs/sync-failures.md), whatever an older sync stored.
  */
 
 export async function listAccounts(
@@ -30,7 +31,7 @@ export async function listAccounts(
   const limit = page.paged ? sql` LIMIT ${page.limit + 1}` : EMPTY_SQL;
   const rows = await query<AccountRow & { createdAt: Date }>(sql`
     SELECT a."id", c."aspspName", c."aspspCountry", a."currency", a."accountType", a."bic",
-           a."needsReconnect", a."enc", a."displayNameEnc", a."uidEnc", a."createdAt",
+           (a."needsReconnect" AND NOT a."consentWithdrawn") AS "needsReconnect", a."enc", a."displayNameEnc", a."uidEnc", a."createdAt",
            COALESCE((
              SELECT json_agg(json_build_object('balanceType', b."balanceType",
                       'currency', b."currency", 'referenceDate', b."referenceDate", 'enc', b."enc")

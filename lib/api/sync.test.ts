@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import * as accountsRoute from "@/app/api/accounts/route";
 import * as accountSyncRoute from "@/app/api/accounts/[id]/sync/route";
 import * as bulkSyncRoute from "@/app/api/sync/route";
+import * as connectionsRoute from "@/app/api/connections/route";
 import { openJson } from "../crypto/envelope";
 import { db } from "../db/client";
 import { SANDBOX_SCENARIO_GRACE_MS } from "../upstream/sandbox";
@@ -286,5 +287,67 @@ describe("POST /api/sync", () => {
     );
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ status: 400, reason: "invalid_request" });
+  });
+});
+
+describe("a connection that fails for all its accounts", () => {
+  it("a withdrawn consent tells no partner to reconnect: accounts stay syncable, the connection shows Withdrawn", async () => {
+    const partner = await connectedPartnerUser({
+      bank: { name: "Sandbox Scenario DK: consent withdrawn", country: "DK" },
+      agoMs: ARMED,
+    });
+    const before = await accountsOf(partner);
+    expect(before.length).toBeGreaterThan(1);
+    const [first] = before;
+    const response = await syncOne(partner.key, first?.id ?? "", first?.uid ?? "");
+    expect(await response.json()).toEqual({
+      status: 409,
+      reason: "consent_withdrawn",
+      bankErrorCode: "REVOKED_SESSION",
+    });
+
+    // The published SDKs report reconnect_needed for needsReconnect=true and
+    // post nothing; a reconnect cannot bring a withdrawn consent back.
+    const after = await accountsOf(partner);
+    expect(after.map((account) => account.needsReconnect)).toEqual(before.map(() => false));
+    const listed = await connectionsRoute.GET(
+      new Request(`${ISSUER}/api/connections`, { headers: { "X-Api-Key": partner.key } }),
+      params({}),
+    );
+    const [connection] = (await listed.json()) as { status: string; isLive: boolean }[];
+    expect(connection).toMatchObject({ status: "Withdrawn", isLive: false });
+
+    // Each account still answers consent_withdrawn, and a bulk sync leaves them all out.
+    for (const account of after) {
+      const again = await syncOne(partner.key, account.id, account.uid);
+      expect(await again.json()).toEqual({ status: 409, reason: "consent_withdrawn" });
+    }
+    const bulk = await syncAll(
+      partner.key,
+      after.map((account) => ({ accountId: account.id, uid: account.uid })),
+    );
+    expect(await bulk.json()).toEqual({ accounts: 0, newTransactions: 0, failures: [] });
+  });
+
+  it("reports the bank's error code for every account of a lapsed connection in one bulk sync", async () => {
+    const partner = await connectedPartnerUser({
+      bank: { name: "Sandbox Scenario DK: reconnect needed", country: "DK" },
+      agoMs: ARMED,
+    });
+    const accounts = await accountsOf(partner);
+    expect(accounts.length).toBeGreaterThan(1);
+    const response = await syncAll(
+      partner.key,
+      accounts.map((account) => ({ accountId: account.id, uid: account.uid })),
+    );
+    expect(await response.json()).toEqual({
+      accounts: 0,
+      newTransactions: 0,
+      failures: accounts.map((account) => ({
+        accountId: account.id,
+        reason: "reconnect_needed",
+        bankErrorCode: "EXPIRED_SESSION",
+      })),
+    });
   });
 });

@@ -128,7 +128,11 @@ type BulkFailure = { accountId: string; reason: string; bankErrorCode: string | 
 async function syncOneOfMany(
   principal: ApiKeyPrincipal,
   item: { accountId: string; uid: string },
-  context: { psuHeaders: Record<string, string> | undefined; deadline: SyncDeadline },
+  context: {
+    psuHeaders: Record<string, string> | undefined;
+    deadline: SyncDeadline;
+    lapsedConnections: Map<string, SyncOutcome>;
+  },
 ): Promise<SyncOutcome | null | "unavailable"> {
   if (context.deadline.expired) return "unavailable";
   try {
@@ -138,6 +142,7 @@ async function syncOneOfMany(
       uid: item.uid,
       psuHeaders: context.psuHeaders,
       deadline: context.deadline,
+      lapsedConnections: context.lapsedConnections,
     });
   } catch (error) {
     if (error instanceof SyncDeadlineError) log.warn("sync.deadline_exceeded", { error });
@@ -154,7 +159,7 @@ export async function handleBulkSync(principal: ApiKeyPrincipal, request: Reques
   // One sync per account, in order: the upstream throttles per consent, not per call.
   const items = new Map(body.items.map((item) => [item.accountId, item.uid]));
   return inSlot(async () => {
-    const context = { psuHeaders, deadline: startSyncDeadline() };
+    const context = { psuHeaders, deadline: startSyncDeadline(), lapsedConnections: new Map() };
     let accounts = 0;
     let newTransactions = 0;
     let unavailable = 0;

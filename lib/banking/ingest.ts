@@ -1,4 +1,5 @@
 import { sealJson } from "../crypto/envelope";
+import { timingSafeEqualString } from "../crypto/constant-time";
 import { keyedHash } from "../crypto/keyed-hash";
 import { syncDb, type Prisma } from "../db/client";
 import {
@@ -315,7 +316,10 @@ export async function renewConnection(
     for (const [index, account] of session.accounts.entries()) {
       const columns = accountColumns(sealingKey, account);
       const match = existing.find(
-        (row) => row.identityHash !== null && row.identityHash === columns.identityHash,
+        (row) =>
+          row.identityHash !== null &&
+          columns.identityHash !== null &&
+          timingSafeEqualString(row.identityHash, columns.identityHash),
       );
       const row = match
         ? await tx.account.update({

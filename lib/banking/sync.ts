@@ -1,3 +1,4 @@
+import { timingSafeEqualString } from "../crypto/constant-time";
 import { keyedHash } from "../crypto/keyed-hash";
 import { syncDb } from "../db/client";
 import { isUuid } from "../db/uuid";
@@ -59,6 +60,13 @@ export interface SyncRequest {
   now?: Date;
   /** Shared by the accounts of a bulk sync; default `SYNC_DEADLINE_SECONDS` from now. */
   deadline?: SyncDeadline;
+  /**
+   * Shared by the accounts of a bulk sync: the consents that ended during it,
+   * by connection id, with the bank's answer. Every other account of such a
+   * connection is reported with that same answer, its bank error code
+   * included, and the bank is not asked again.
+   */
+  lapsedConnections?: Map<string, SyncOutcome>;
 }
 
 const failure = (
@@ -77,7 +85,11 @@ function toUpstreamName(name: string): UpstreamName {
   return known;
 }
 
-/** The consent is over: every account of the connection needs a reconnect. */
+/**
+ * The consent is over. An expired one needs a reconnect; a withdrawn one is
+ * not flagged for a reconnect, which cannot bring it back: its accounts keep
+ * answering consent_withdrawn and a bulk sync leaves them out (docs/sync-failures.md).
+ */
 async function markLapsed(connectionId: string, reason: "reconnect_needed" | "consent_withdrawn") {
   await syncDb().$transaction([
     syncDb().connection.update({
@@ -88,7 +100,7 @@ async function markLapsed(connectionId: string, reason: "reconnect_needed" | "co
       where: { connectionId },
       data:
         reason === "consent_withdrawn"
-          ? { consentWithdrawn: true, needsReconnect: true }
+          ? { consentWithdrawn: true, needsReconnect: false }
           : { needsReconnect: true },
     }),
   ]);
@@ -105,6 +117,8 @@ export async function syncAccount(request: SyncRequest): Promise<SyncOutcome | n
   });
   if (!account) return null;
   const { connection } = account;
+  const lapsed = request.lapsedConnections?.get(connection.id);
+  if (lapsed) return lapsed;
   if (account.consentWithdrawn || connection.status === "Withdrawn") {
     return failure("consent_withdrawn");
   }
@@ -112,7 +126,9 @@ export async function syncAccount(request: SyncRequest): Promise<SyncOutcome | n
     if (!account.needsReconnect) await markLapsed(connection.id, "reconnect_needed");
     return failure("reconnect_needed");
   }
-  if (keyedHash("uid", request.uid) !== account.uidHash) return failure("uid_outdated");
+  if (!timingSafeEqualString(keyedHash("uid", request.uid), account.uidHash)) {
+    return failure("uid_outdated");
+  }
   const sealingKey = account.tenant.sealingKey;
   if (!sealingKey) throw new Error("tenant without a sealing key holds an account");
 
@@ -141,10 +157,12 @@ export async function syncAccount(request: SyncRequest): Promise<SyncOutcome | n
     if (deadline.expired) throw new SyncDeadlineError({ cause: error });
     if (!(error instanceof UpstreamError)) throw error;
     log.warn("sync.upstream_failed", { reason: error.reason, bank_error: error.bankErrorCode });
+    const outcome = failure(error.reason, error);
     if (error.reason === "reconnect_needed" || error.reason === "consent_withdrawn") {
       await markLapsed(connection.id, error.reason);
+      request.lapsedConnections?.set(connection.id, outcome);
     }
-    return failure(error.reason, error);
+    return outcome;
   }
 
   const sealed = {

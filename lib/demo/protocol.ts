@@ -1,4 +1,5 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
+import { timingSafeEqualString } from "../crypto/constant-time";
 
 /**
  * The demo partner's protocol helpers, written from CONTRACT.md alone (§2
@@ -25,15 +26,12 @@ export function createState(): string {
 export const trimSlashes = (value: string) => value.replace(/\/+$/, "");
 
 /**
- * Constant-time string equality (CONTRACT §3): SHA-256 of both sides, so the
- * comparison takes the same time wherever they differ, then a length check.
- * An empty expected value never matches.
+ * Constant-time string equality, where an empty expected value (nothing was
+ * issued) never matches.
  */
 export function constantTimeEquals(expected: string, presented: string): boolean {
-  const left = createHash("sha256").update(expected, "utf8").digest();
-  const right = createHash("sha256").update(presented, "utf8").digest();
-  const same = timingSafeEqual(left, right);
-  return same && expected.length > 0 && expected.length === presented.length;
+  const same = timingSafeEqualString(expected, presented);
+  return same && expected.length > 0;
 }
 
 export interface AuthorizeRequest {

@@ -31,6 +31,7 @@ export const STATIC_ROUTES: ReadonlySet<string> = new Set([
   "/oauth/revoke",
   "/oauth/token",
   "/oauth/userinfo",
+  "/api",
   "/api/accounts",
   "/api/connections",
   "/api/sync",

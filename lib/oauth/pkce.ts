@@ -1,4 +1,5 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { createHash } from "node:crypto";
+import { timingSafeEqualString } from "../crypto/constant-time";
 
 /** RFC 7636 §4.1: 43–128 characters of the unreserved set. */
 const VERIFIER_PATTERN = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -21,7 +22,5 @@ export function toS256Challenge(verifier: string): string {
 /** RFC 7636 §4.6, compared in constant time. */
 export function verifiesS256(verifier: string, challenge: string): boolean {
   if (!isWellFormedVerifier(verifier) || !isWellFormedS256Challenge(challenge)) return false;
-  const expected = Buffer.from(toS256Challenge(verifier));
-  const presented = Buffer.from(challenge);
-  return expected.length === presented.length && timingSafeEqual(expected, presented);
+  return timingSafeEqualString(toS256Challenge(verifier), challenge);
 }

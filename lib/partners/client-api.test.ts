@@ -11,7 +11,9 @@ import {
   tokenRequest,
   type TestClient,
 } from "../../test/oauth-fixtures";
+import { generateKeyPair } from "../crypto/envelope";
 import { db } from "../db/client";
+import { setSetting } from "../env";
 import { authenticateApiKeyRequest } from "../oauth/bearer";
 import { hashClientSecret, PREVIOUS_SECRET_GRACE_MS } from "../keys/client-credentials";
 import { authenticateClient } from "../oauth/client-auth";
@@ -179,6 +181,28 @@ describe("POST /api/partner/clients", () => {
       body.clientId,
     ]);
     expect(JSON.stringify(clients)).not.toContain(body.clientSecret);
+  });
+
+  it("refuses a client for a partner without a recipient key when one is required, and creates it once the key is installed", async () => {
+    const owner = await ownerOf();
+    const before = (await listed(owner)).length;
+    setSetting("RECIPIENT_KEY_REQUIRED", "true");
+    try {
+      const refused = await create(owner, { name: "Budget", redirectUris: uris });
+      expect(refused.status).toBe(409);
+      const body = (await refused.json()) as { error: string; error_description: string };
+      expect(body.error).toBe("recipient_key_required");
+      expect(body.error_description).toContain("install the partner's recipient key first");
+      expect(await listed(owner)).toHaveLength(before);
+
+      await db().partner.update({
+        where: { id: owner.partnerId },
+        data: { recipientPublicKey: generateKeyPair().publicKeyRawB64 },
+      });
+      expect((await create(owner, { name: "Budget", redirectUris: uris })).status).toBe(201);
+    } finally {
+      setSetting("RECIPIENT_KEY_REQUIRED", "false");
+    }
   });
 
   it("creates for the partner chosen with ?partner= when the owner has several", async () => {

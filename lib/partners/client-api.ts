@@ -189,6 +189,7 @@ const PARTNER_ERROR_RESPONSES = {
   unknown_partner: { status: 404, error: "not_found" },
   unknown_client: { status: 404, error: "not_found" },
   conflict: { status: 409, error: "conflict" },
+  recipient_key_required: { status: 409, error: "recipient_key_required" },
   invalid_name: { status: 400, error: "invalid_client_metadata" },
   invalid_redirect_uris: { status: 400, error: "invalid_client_metadata" },
 } as const satisfies Partial<Record<PartnerErrorCode, { status: number; error: string }>>;

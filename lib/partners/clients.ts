@@ -6,6 +6,7 @@ import {
 } from "../audit/clients";
 import { type AuditContext, SYSTEM_AUDIT } from "../audit/events";
 import { db, Prisma } from "../db/client";
+import { getEnv } from "../env";
 import { lockClientRow } from "../db/locks";
 import {
   describeClientIdProblem,
@@ -63,6 +64,7 @@ export async function createClient(
     input.partnerId === undefined || input.partnerId === null
       ? null
       : await assertPartnerExists(input.partnerId);
+  if (partner) await assertRecipientKeyIfRequired(partner.id);
   const name = parseName(input.name ?? partner?.name ?? HOUSE_CLIENT_NAME, "client");
   await assertClientIdFree(id);
   const clientSecret = generateClientSecret();
@@ -228,4 +230,25 @@ function toClientSummary(client: ClientSummary): ClientSummary {
     createdAt: client.createdAt,
     previousSecretExpiresAt: client.previousSecretExpiresAt,
   };
+}
+
+/**
+ * With RECIPIENT_KEY_REQUIRED every authorization of a partner without a
+ * recipient key is refused, so a client made for it could never be used:
+ * refuse to make one, for the admin CLI and the dashboard alike. A house
+ * client has no partner and no such key.
+ */
+async function assertRecipientKeyIfRequired(partnerId: string): Promise<void> {
+  if (!getEnv().recipientKeyRequired) return;
+  const partner = await db().partner.findUnique({
+    where: { id: partnerId },
+    select: { recipientPublicKey: true },
+  });
+  if (partner?.recipientPublicKey) return;
+  throw new PartnerError(
+    "recipient_key_required",
+    "this service requires a recipient key (RECIPIENT_KEY_REQUIRED=true) and the partner has none: " +
+      "install the partner's recipient key first (an owner signs in to the partner dashboard at " +
+      `${getEnv().issuer}/dashboard and installs a decryption key), then create the client`,
+  );
 }

@@ -13,6 +13,7 @@ export const PARTNER_ERROR_CODES = [
   "invalid_redirect_uris",
   "invalid_client_id",
   "duplicate_client_id",
+  "recipient_key_required",
   "conflict",
 ] as const;
 

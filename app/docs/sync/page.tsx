@@ -35,7 +35,9 @@ export default function SyncPage() {
         the last sync), seals and stores each transaction once, and forgets the uid.
       </p>
       <p>
-        Skip accounts whose <code>needsReconnect</code> is true: their sync cannot succeed.
+        Skip accounts whose <code>needsReconnect</code> is true: their sync cannot succeed. An
+        account whose consent was withdrawn is not flagged that way (a reconnect cannot help it):
+        its sync answers <code>consent_withdrawn</code>.
       </p>
 
       <h2>

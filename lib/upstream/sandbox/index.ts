@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { timingSafeEqualString } from "../../crypto/constant-time";
 import { getEnv } from "../../env";
 import {
   UpstreamError,
@@ -178,7 +179,7 @@ export function sandboxUpstream(options: SandboxOptions = {}): Upstream {
         const page = findSandboxToken("page", query.continuationKey);
         if (
           !page ||
-          page.account !== accountDigest(accountUid) ||
+          !timingSafeEqualString(page.account, accountDigest(accountUid)) ||
           page.dateFrom !== query.dateFrom
         ) {
           throw new UpstreamError("bank_error", "the continuation key is not valid", {

@@ -1,5 +1,6 @@
-import { createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
+import { createHmac, hkdfSync } from "node:crypto";
 import { z } from "zod";
+import { timingSafeEqualString } from "../../crypto/constant-time";
 import { getEnv } from "../../env";
 import { PSU_TYPES } from "../types";
 
@@ -118,7 +119,7 @@ export function findSandboxToken<K extends SandboxTokenKind>(
   const given = Buffer.from(mac, "base64url");
   // Lenient base64url decoding would accept other spellings of the same MAC.
   if (given.toString("base64url") !== mac) return null;
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+  if (!timingSafeEqualString(mac, expected.toString("base64url"))) return null;
   try {
     const parsed = claimsSchemas[kind].safeParse(
       JSON.parse(Buffer.from(body, "base64url").toString("utf8")),
