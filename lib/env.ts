@@ -79,6 +79,11 @@ const rawSchema = z.object({
     emptyToUndefined,
     z.string().min(32, "must be at least 32 characters").default(DEVELOPMENT_SECRET),
   ),
+  // During a rotation only (docs/operations.md): hashes made with it still verify.
+  SECRET_KEY_PREVIOUS: z.preprocess(
+    emptyToUndefined,
+    z.string().min(32, "must be at least 32 characters").optional(),
+  ),
   PORT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(65535).default(3000)),
   TRUSTED_PROXY_HOPS: z.preprocess(
     emptyToUndefined,
@@ -195,6 +200,7 @@ function finishEnv(raw: RawEnv) {
     database: { poolSize: raw.DATABASE_POOL_SIZE, poolTimeoutMs: raw.DATABASE_POOL_TIMEOUT_MS },
     sync: { concurrency: raw.SYNC_CONCURRENCY, deadlineSeconds: raw.SYNC_DEADLINE_SECONDS },
     secretKey: raw.SECRET_KEY,
+    previousSecretKey: raw.SECRET_KEY_PREVIOUS,
     port: raw.PORT,
     trustedProxyHops: raw.TRUSTED_PROXY_HOPS,
     redisUrl: raw.REDIS_URL,
@@ -232,6 +238,9 @@ function checkEnv(raw: RawEnv, env: Env): string[] {
     if (!env.enableBanking.privateKey) {
       problems.push("ENABLE_BANKING_PRIVATE_KEY is required when UPSTREAM=enablebanking");
     }
+  }
+  if (raw.SECRET_KEY_PREVIOUS !== undefined && raw.SECRET_KEY_PREVIOUS === raw.SECRET_KEY) {
+    problems.push("SECRET_KEY_PREVIOUS must differ from SECRET_KEY (it is the key being retired)");
   }
   if (raw.SMTP_URL && (raw.SMTP_HOST || raw.SMTP_PORT || raw.SMTP_USER || raw.SMTP_PASSWORD)) {
     problems.push(
@@ -271,6 +280,11 @@ function productionProblems(raw: RawEnv, env: Env): string[] {
   if (raw.SECRET_KEY === DEVELOPMENT_SECRET) {
     problems.push(
       "SECRET_KEY must be set to a random value of at least 32 characters in production (the development value is published in the source)",
+    );
+  }
+  if (raw.SECRET_KEY_PREVIOUS === DEVELOPMENT_SECRET) {
+    problems.push(
+      "SECRET_KEY_PREVIOUS must not be the development value in production (hashes made with a published key must not verify)",
     );
   }
   if (!env.databaseUrl) {

@@ -50,6 +50,8 @@ const CHECKLIST_ITEMS = [
   "a finished, expired or replaced flow acts on nothing: no second relay, read-only lookups, links only to the partner's registered origin",
   "a bank-connection progress status only for the flow's own browser",
   "a partner never reads a half-stored first history",
+  "server-secret rotation (old hashes verify only while SECRET_KEY_PREVIOUS is set, compared in constant time)",
+  "sign-in mail over SMTP never reported sent when the relay refused it",
 ] as const;
 
 interface Proof {
