@@ -175,10 +175,60 @@ describe("production mode: a production build refuses development secrets and de
 
   it("refuses the local outbox in production: no mail provider, no start, and no outbox mailer", () => {
     expect(problems({ ...production, RESEND_API_KEY: "" })).toEqual([
-      expect.stringMatching(/^RESEND_API_KEY is required in production/),
+      expect.stringMatching(/^RESEND_API_KEY or SMTP_URL\/SMTP_HOST is required in production/),
     ]);
     const env = parseEnv({ ...production, NODE_ENV: "production" });
     expect(() => createMailer({ ...env, resendApiKey: undefined })).toThrow(/RESEND_API_KEY/);
+  });
+
+  it("accepts an SMTP relay as the production mail provider, STARTTLS required unless told otherwise", () => {
+    const viaUrl = parseEnv({
+      ...production,
+      RESEND_API_KEY: "",
+      SMTP_URL: "smtp://mailer%40example.com:p%3Ass@smtp.example.com:2525",
+    });
+    expect(viaUrl.smtp).toEqual({
+      host: "smtp.example.com",
+      port: 2525,
+      secure: false,
+      requireTls: true,
+      auth: { user: "mailer@example.com", pass: "p:ss" },
+    });
+    expect(createMailer(viaUrl).name).toBe("smtp");
+    const viaParts = parseEnv({
+      ...production,
+      RESEND_API_KEY: "",
+      SMTP_HOST: "smtp.example.com",
+      SMTP_SECURE: "true",
+      SMTP_USER: "u",
+      SMTP_PASSWORD: "p",
+    });
+    expect(viaParts.smtp).toMatchObject({
+      port: 465,
+      secure: true,
+      auth: { user: "u", pass: "p" },
+    });
+    expect(parseEnv({ SMTP_URL: "smtp://127.0.0.1:1025" }).smtp).toEqual({
+      host: "127.0.0.1",
+      port: 1025,
+      secure: false,
+      requireTls: false,
+      auth: undefined,
+    });
+    expect(
+      parseEnv({ ...production, RESEND_API_KEY: "", SMTP_URL: "smtps://h.example" }).smtp,
+    ).toMatchObject({ port: 465, secure: true });
+  });
+
+  it("names conflicting or incomplete mail settings", () => {
+    expect(problems({ SMTP_URL: "http://smtp.example.com" })[0]).toMatch(/^SMTP_URL/);
+    expect(problems({ SMTP_URL: "smtp://a.example", SMTP_HOST: "b.example" })).toEqual([
+      expect.stringMatching(/alternatives: set one/),
+    ]);
+    expect(problems({ SMTP_USER: "u" })).toEqual([expect.stringMatching(/^SMTP_HOST is required/)]);
+    expect(problems({ ...production, SMTP_HOST: "smtp.example.com" })).toEqual([
+      expect.stringMatching(/choose one mail provider/),
+    ]);
   });
 
   it("refuses an implicit sandbox upstream in production; an explicit choice is accepted", () => {

@@ -79,6 +79,11 @@ const rawSchema = z.object({
     emptyToUndefined,
     z.string().min(32, "must be at least 32 characters").default(DEVELOPMENT_SECRET),
   ),
+  // During a rotation only (docs/operations.md): hashes made with it still verify.
+  SECRET_KEY_PREVIOUS: z.preprocess(
+    emptyToUndefined,
+    z.string().min(32, "must be at least 32 characters").optional(),
+  ),
   PORT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(65535).default(3000)),
   TRUSTED_PROXY_HOPS: z.preprocess(
     emptyToUndefined,
@@ -94,6 +99,18 @@ const rawSchema = z.object({
   UPSTASH_REDIS_REST_URL: optionalUrl,
   UPSTASH_REDIS_REST_TOKEN: optionalString,
   RESEND_API_KEY: optionalString,
+  // SMTP: one URL (smtp:// for STARTTLS, smtps:// for TLS from the start, credentials
+  // percent-encoded) or the parts, never both.
+  SMTP_URL: z.preprocess(
+    emptyToUndefined,
+    z.url({ protocol: /^smtps?$/, message: "must be an smtp:// or smtps:// URL" }).optional(),
+  ),
+  SMTP_HOST: optionalString,
+  SMTP_PORT: z.preprocess(emptyToUndefined, z.coerce.number().int().min(1).max(65535).optional()),
+  SMTP_USER: optionalString,
+  SMTP_PASSWORD: optionalString,
+  SMTP_SECURE: booleanFlag,
+  SMTP_REQUIRE_TLS: booleanFlag,
   MAIL_FROM: z.preprocess(
     emptyToUndefined,
     z.string().default("Bank Connect <no-reply@localhost>"),
@@ -147,6 +164,38 @@ function modeOf(raw: RawEnv): "local" | "production" {
   return raw.NODE_ENV !== "production" || raw.LOCAL_ONLY === true ? "local" : "production";
 }
 
+export interface SmtpSettings {
+  host: string;
+  port: number;
+  /** TLS from the first byte (smtps, usually port 465); otherwise STARTTLS. */
+  secure: boolean;
+  /** Refuse to send when the server does not offer STARTTLS (ignored when secure). */
+  requireTls: boolean;
+  auth?: { user: string; pass: string };
+}
+
+/**
+ * The SMTP relay, from SMTP_URL or the SMTP_HOST parts. Production requires
+ * STARTTLS unless told otherwise: sign-in links and codes must not cross a
+ * network in clear text.
+ */
+function smtpSettings(raw: RawEnv, mode: "local" | "production"): SmtpSettings | undefined {
+  const url = raw.SMTP_URL ? new URL(raw.SMTP_URL) : undefined;
+  const host = url ? url.hostname.replace(/^\[(.*)\]$/, "$1") : raw.SMTP_HOST;
+  if (!host) return undefined;
+  const secure = url ? url.protocol === "smtps:" : (raw.SMTP_SECURE ?? false);
+  const port = url?.port ? Number(url.port) : (raw.SMTP_PORT ?? (secure ? 465 : 587));
+  const user = url ? decodeURIComponent(url.username) : raw.SMTP_USER;
+  const pass = url ? decodeURIComponent(url.password) : raw.SMTP_PASSWORD;
+  return {
+    host,
+    port,
+    secure,
+    requireTls: raw.SMTP_REQUIRE_TLS ?? mode === "production",
+    auth: user ? { user, pass: pass ?? "" } : undefined,
+  };
+}
+
 function finishEnv(raw: RawEnv) {
   const mode = modeOf(raw);
   return {
@@ -160,6 +209,7 @@ function finishEnv(raw: RawEnv) {
     database: { poolSize: raw.DATABASE_POOL_SIZE, poolTimeoutMs: raw.DATABASE_POOL_TIMEOUT_MS },
     sync: { concurrency: raw.SYNC_CONCURRENCY, deadlineSeconds: raw.SYNC_DEADLINE_SECONDS },
     secretKey: raw.SECRET_KEY,
+    previousSecretKey: raw.SECRET_KEY_PREVIOUS,
     port: raw.PORT,
     trustedProxyHops: raw.TRUSTED_PROXY_HOPS,
     redisUrl: raw.REDIS_URL,
@@ -168,6 +218,7 @@ function finishEnv(raw: RawEnv) {
         ? { url: raw.UPSTASH_REDIS_REST_URL, token: raw.UPSTASH_REDIS_REST_TOKEN }
         : undefined,
     resendApiKey: raw.RESEND_API_KEY,
+    smtp: smtpSettings(raw, mode),
     mailFrom: raw.MAIL_FROM,
     upstream: raw.UPSTREAM ?? ("sandbox" as const),
     enableBanking: {
@@ -207,6 +258,22 @@ function checkEnv(raw: RawEnv, env: Env): string[] {
       problems.push("ENABLE_BANKING_PRIVATE_KEY is required when UPSTREAM=enablebanking");
     }
   }
+  if (raw.SECRET_KEY_PREVIOUS !== undefined && raw.SECRET_KEY_PREVIOUS === raw.SECRET_KEY) {
+    problems.push("SECRET_KEY_PREVIOUS must differ from SECRET_KEY (it is the key being retired)");
+  }
+  if (raw.SMTP_URL && (raw.SMTP_HOST || raw.SMTP_PORT || raw.SMTP_USER || raw.SMTP_PASSWORD)) {
+    problems.push(
+      "SMTP_URL and SMTP_HOST/SMTP_PORT/SMTP_USER/SMTP_PASSWORD are alternatives: set one",
+    );
+  }
+  if (!raw.SMTP_URL && !raw.SMTP_HOST && (raw.SMTP_PORT || raw.SMTP_USER || raw.SMTP_PASSWORD)) {
+    problems.push("SMTP_HOST is required when SMTP_PORT, SMTP_USER or SMTP_PASSWORD is set");
+  }
+  if (env.resendApiKey && env.smtp) {
+    problems.push(
+      "RESEND_API_KEY and SMTP_URL/SMTP_HOST are alternatives: choose one mail provider",
+    );
+  }
   if (env.localOnly && !isLoopbackUrl(env.issuer)) {
     problems.push(
       `LOCAL_ONLY=true is accepted only with a loopback ISSUER (such as ${DEFAULT_ISSUER}); ${env.issuer} is not one`,
@@ -234,6 +301,11 @@ function productionProblems(raw: RawEnv, env: Env): string[] {
       "SECRET_KEY must be set to a random value of at least 32 characters in production (the development value is published in the source)",
     );
   }
+  if (raw.SECRET_KEY_PREVIOUS === DEVELOPMENT_SECRET) {
+    problems.push(
+      "SECRET_KEY_PREVIOUS must not be the development value in production (hashes made with a published key must not verify)",
+    );
+  }
   if (!env.databaseUrl) {
     problems.push(
       "DATABASE_URL is required in production (the embedded PostgreSQL is for development)",
@@ -244,9 +316,9 @@ function productionProblems(raw: RawEnv, env: Env): string[] {
       "REDIS_URL or UPSTASH_REDIS_REST_URL/TOKEN is required in production (in-memory rate limits are per process and start over on every restart)",
     );
   }
-  if (!env.resendApiKey) {
+  if (!env.resendApiKey && !env.smtp) {
     problems.push(
-      "RESEND_API_KEY is required in production (the local outbox keeps sign-in links and codes in the database instead of sending them)",
+      "RESEND_API_KEY or SMTP_URL/SMTP_HOST is required in production (the local outbox keeps sign-in links and codes in the database instead of sending them)",
     );
   }
   if (!raw.UPSTREAM) {

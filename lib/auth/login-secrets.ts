@@ -1,8 +1,7 @@
 import { randomInt } from "node:crypto";
 import { getEnv } from "../env";
 import { cookieName, readCookie, serializeCookie } from "../http/cookies";
-import { keyedHash } from "../crypto/keyed-hash";
-import { timingSafeEqualString } from "../crypto/constant-time";
+import { keyedHash, keyedHashCandidates, matchesKeyedHash } from "../crypto/keyed-hash";
 import { randomToken } from "../crypto/random";
 
 /**
@@ -38,7 +37,7 @@ export function hashPin(challengeId: string, pin: string): string {
 
 /** Constant-time (DESIGN.md §8): a typed PIN against the stored hash. */
 export function pinMatches(challengeId: string, pin: string, pinHash: string): boolean {
-  return timingSafeEqualString(hashPin(challengeId, pin), pinHash);
+  return matchesKeyedHash("pin", `${challengeId}:${pin}`, pinHash);
 }
 
 /** A 256-bit magic-link token (base64url). */
@@ -48,10 +47,16 @@ export const hashLinkToken = (token: string): string => keyedHash("link-token", 
 
 export const hashBrowserNonce = (nonce: string): string => keyedHash("browser-nonce", nonce);
 
+/** Lookups by hash accept both secrets' while SECRET_KEY rotates. */
+export const linkTokenHashCandidates = (token: string): string[] =>
+  keyedHashCandidates("link-token", token);
+export const browserNonceHashCandidates = (nonce: string): string[] =>
+  keyedHashCandidates("browser-nonce", nonce);
+
 /** Constant-time: is this browser's nonce the one the challenge was requested with? */
 export function isSameBrowser(browserNonce: string | null, browserHash: string): boolean {
   if (!browserNonce) return false;
-  return timingSafeEqualString(hashBrowserNonce(browserNonce), browserHash);
+  return matchesKeyedHash("browser-nonce", browserNonce, browserHash);
 }
 
 /**

@@ -3,8 +3,8 @@ import { recordSignIn, recordSignInRefusal, type SignInRefusal } from "../audit/
 import { db, type Prisma } from "../db/client";
 import { normalizeEmail } from "../mail/address";
 import {
-  hashBrowserNonce,
-  hashLinkToken,
+  browserNonceHashCandidates,
+  linkTokenHashCandidates,
   isSameBrowser,
   MAX_PIN_ATTEMPTS,
   pinMatches,
@@ -116,7 +116,11 @@ export async function verifyLoginPin(input: {
 function findNewestOpenChallenge(email: string, browserNonce: string) {
   if (!browserNonce) return Promise.resolve(null);
   return db().loginChallenge.findFirst({
-    where: { email, browserHash: hashBrowserNonce(browserNonce), consumedAt: null },
+    where: {
+      email,
+      browserHash: { in: browserNonceHashCandidates(browserNonce) },
+      consumedAt: null,
+    },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
   });
 }
@@ -225,7 +229,9 @@ const LINK_TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
 function findChallengeByToken(token: string): Promise<LoginChallenge | null> {
   if (!LINK_TOKEN_SHAPE.test(token)) return Promise.resolve(null);
-  return db().loginChallenge.findUnique({ where: { linkTokenHash: hashLinkToken(token) } });
+  return db().loginChallenge.findFirst({
+    where: { linkTokenHash: { in: linkTokenHashCandidates(token) } },
+  });
 }
 
 /**

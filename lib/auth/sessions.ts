@@ -1,7 +1,7 @@
 import { db } from "../db/client";
 import { getEnv } from "../env";
 import { clearCookie, cookieName, readCookie, serializeCookie } from "../http/cookies";
-import { keyedHash } from "../crypto/keyed-hash";
+import { keyedHash, keyedHashCandidates } from "../crypto/keyed-hash";
 import { randomToken } from "../crypto/random";
 
 /**
@@ -70,8 +70,8 @@ export async function findSessionUser(
   now = new Date(),
 ): Promise<SignedInUser | null> {
   if (!token) return null;
-  const session = await db().browserSession.findUnique({
-    where: { idHash: keyedHash("browser-session", token) },
+  const session = await db().browserSession.findFirst({
+    where: { idHash: { in: keyedHashCandidates("browser-session", token) } },
     include: { user: { select: { email: true, publicKey: true, locale: true } } },
   });
   if (!session || session.expiresAt <= now) return null;
@@ -107,7 +107,7 @@ export async function endBrowserSession(request: Request): Promise<string> {
   const token = readCookie(request, sessionCookieName());
   if (token) {
     await db().browserSession.deleteMany({
-      where: { idHash: keyedHash("browser-session", token) },
+      where: { idHash: { in: keyedHashCandidates("browser-session", token) } },
     });
   }
   return clearCookie(sessionCookieName(), isHttps());

@@ -1,5 +1,4 @@
-import { timingSafeEqualString } from "../crypto/constant-time";
-import { keyedHash } from "../crypto/keyed-hash";
+import { matchesKeyedHash } from "../crypto/keyed-hash";
 import { syncDb } from "../db/client";
 import { isUuid } from "../db/uuid";
 import { log } from "../log";
@@ -126,9 +125,7 @@ export async function syncAccount(request: SyncRequest): Promise<SyncOutcome | n
     if (!account.needsReconnect) await markLapsed(connection.id, "reconnect_needed");
     return failure("reconnect_needed");
   }
-  if (!timingSafeEqualString(keyedHash("uid", request.uid), account.uidHash)) {
-    return failure("uid_outdated");
-  }
+  if (!matchesKeyedHash("uid", request.uid, account.uidHash)) return failure("uid_outdated");
   const sealingKey = account.tenant.sealingKey;
   if (!sealingKey) throw new Error("tenant without a sealing key holds an account");
 

@@ -1,7 +1,7 @@
 import { countFlowFailure } from "../analytics/counters";
 import { findSignedInUser } from "../auth/sessions";
 import { ensureTenant, tenantSubject } from "../banking/tenants";
-import { keyedHash } from "../crypto/keyed-hash";
+import { keyedHash, keyedHashCandidates } from "../crypto/keyed-hash";
 import { randomToken } from "../crypto/random";
 import { db } from "../db/client";
 import { getEnv } from "../env";
@@ -170,8 +170,8 @@ export async function handleBankCallback(request: Request): Promise<Response> {
   if (signedIn instanceof Response) return signedIn;
   const { flow, user } = signedIn;
   const state = params.get("state") ?? "";
-  const authorization = await db().bankAuthorization.findUnique({
-    where: { stateHash: keyedHash("bank-state", state) },
+  const authorization = await db().bankAuthorization.findFirst({
+    where: { stateHash: { in: keyedHashCandidates("bank-state", state) } },
   });
   // Bound to this browser's flow, used once, not stale.
   if (!authorization || authorization.flowId !== flow.id || authorization.expiresAt <= new Date()) {

@@ -1,9 +1,8 @@
 import type { FlowStep } from "../db/generated/enums";
 import { countSignedIn, countStarted } from "../analytics/counters";
 import { db } from "../db/client";
-import { keyedHash } from "../crypto/keyed-hash";
+import { keyedHash, matchesKeyedHash } from "../crypto/keyed-hash";
 import { randomToken } from "../crypto/random";
-import { timingSafeEqualString } from "../crypto/constant-time";
 import { getEnv } from "../env";
 import { cookieName, readCookie, serializeCookie } from "../http/cookies";
 
@@ -126,7 +125,7 @@ export async function findFlowRecordByCookie(value: string | null | undefined, n
     },
   });
   if (!flow) return null;
-  if (!timingSafeEqualString(flow.cookieHash, keyedHash("flow-cookie", secret))) return null;
+  if (!matchesKeyedHash("flow-cookie", secret, flow.cookieHash)) return null;
   const status: FlowStatus = flow.completedAt
     ? "finished"
     : flow.expiresAt <= now

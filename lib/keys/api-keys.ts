@@ -1,7 +1,7 @@
 import { recordKeyRevoked } from "../audit/api-keys";
 import { db } from "../db/client";
 import { queryOne, sql } from "../db/sql";
-import { keyedHash } from "../crypto/keyed-hash";
+import { keyedHash, keyedHashCandidates } from "../crypto/keyed-hash";
 import { randomToken } from "../crypto/random";
 
 /**
@@ -23,6 +23,9 @@ export function generateApiKey(): string {
 export function hashApiKey(key: string): string {
   return keyedHash("api-key", key);
 }
+
+/** The hashes a key may be stored under: both secrets' while SECRET_KEY rotates. */
+export const apiKeyHashCandidates = (key: string): string[] => keyedHashCandidates("api-key", key);
 
 export function shownPrefix(key: string): string {
   return key.slice(0, SHOWN_PREFIX_LENGTH);
@@ -77,7 +80,7 @@ export async function findActiveApiKey(
           JOIN "User" u ON u."id" = t."userId"
           JOIN "Client" c ON c."id" = k."clientId"
           LEFT JOIN "Partner" p ON p."id" = c."partnerId"
-         WHERE k."keyHash" = ${hashApiKey(key)}
+         WHERE k."keyHash" = ANY(${apiKeyHashCandidates(key)}::text[])
            AND k."revokedAt" IS NULL
            AND k."expiresAt" > ${now}`,
   );
@@ -95,7 +98,7 @@ export async function revokeClientApiKey(
 ): Promise<boolean> {
   return db().$transaction(async (tx) => {
     const revoked = await tx.apiKey.updateManyAndReturn({
-      where: { keyHash: hashApiKey(key), clientId, revokedAt: null },
+      where: { keyHash: { in: apiKeyHashCandidates(key) }, clientId, revokedAt: null },
       data: { revokedAt: now },
       select: {
         prefix: true,

@@ -1,5 +1,4 @@
-import { timingSafeEqualString } from "../crypto/constant-time";
-import { keyedHash } from "../crypto/keyed-hash";
+import { keyedHash, matchesKeyedHash } from "../crypto/keyed-hash";
 import { randomAlphanumeric, randomToken, SECRET_BYTES } from "../crypto/random";
 
 /**
@@ -78,11 +77,11 @@ export function verifyClientSecret(
   presented: string,
   now: Date,
 ): boolean {
-  const presentedHash = hashClientSecret(presented);
-  const isCurrent = timingSafeEqualString(presentedHash, client.secretHash);
+  // Each hash is checked under the current and, during a SECRET_KEY rotation, the previous secret.
+  const isCurrent = matchesKeyedHash("client-secret", presented, client.secretHash);
   const isPrevious =
     client.previousSecretHash !== null &&
-    timingSafeEqualString(presentedHash, client.previousSecretHash) &&
+    matchesKeyedHash("client-secret", presented, client.previousSecretHash) &&
     isPreviousSecretInGrace(client, now);
   return isCurrent || isPrevious;
 }

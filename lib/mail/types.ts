@@ -21,7 +21,7 @@ export interface MailMessage {
 }
 
 export interface Mailer {
-  /** "resend" or "outbox": which implementation configuration chose. */
+  /** "resend", "smtp" or "outbox": which implementation configuration chose. */
   readonly name: string;
   /** Resolves once the message is accepted; rejects with a MailError otherwise. */
   send(message: MailMessage): Promise<void>;

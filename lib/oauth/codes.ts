@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { keyIssuedColumns, recordKeyRevoked } from "../audit/api-keys";
 import { db, type Prisma } from "../db/client";
 import { queryOne, sql } from "../db/sql";
-import { keyedHash } from "../crypto/keyed-hash";
+import { keyedHash, keyedHashCandidates } from "../crypto/keyed-hash";
 import { randomToken } from "../crypto/random";
 import { mintApiKey, type MintedKey } from "../keys/mint";
 import { OAuthError } from "./errors";
@@ -19,6 +19,8 @@ export const CODE_LIFETIME_SECONDS = 300;
 
 /** The stored form of a code (keyed hash): how a code is found again. */
 export const hashCode = (code: string) => keyedHash("authorization-code", code);
+/** Both secrets' hashes while SECRET_KEY rotates: a code issued just before still redeems. */
+const codeHashCandidates = (code: string) => keyedHashCandidates("authorization-code", code);
 
 export interface CodeBinding {
   flowId: string | null;
@@ -111,7 +113,7 @@ async function consumeAndMint(
          SET "consumedAt" = ${now},
              "apiKeyId" = CASE WHEN c."codeChallenge" = ${challenge}::text THEN ${key.id}::uuid END
         FROM "Tenant" t
-       WHERE c."codeHash" = ${hashCode(request.code)}
+       WHERE c."codeHash" = ANY(${codeHashCandidates(request.code)}::text[])
          AND c."clientId" = ${request.clientId}
          AND (${request.redirectUri}::text IS NULL OR c."redirectUri" = ${request.redirectUri}::text)
          AND c."consumedAt" IS NULL
@@ -144,8 +146,8 @@ async function consumeAndMint(
  */
 async function revokeReplayedKey(request: Redemption, now: Date): Promise<void> {
   await db().$transaction(async (tx) => {
-    const code = await tx.authorizationCode.findUnique({
-      where: { codeHash: hashCode(request.code) },
+    const code = await tx.authorizationCode.findFirst({
+      where: { codeHash: { in: codeHashCandidates(request.code) } },
       select: {
         clientId: true,
         redirectUri: true,

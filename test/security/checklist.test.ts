@@ -55,6 +55,8 @@ const CHECKLIST_ITEMS = [
   "a bank-connection progress status only for the flow's own browser",
   "a partner never reads a half-stored first history",
   "keyed hashes and MACs compared in constant time, through one helper",
+  "server-secret rotation (old hashes verify only while SECRET_KEY_PREVIOUS is set, compared in constant time)",
+  "sign-in mail over SMTP never reported sent when the relay refused it",
 ] as const;
 
 interface Proof {

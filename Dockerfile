@@ -1,0 +1,34 @@
+# syntax=docker/dockerfile:1
+# Bank Connect: build once, run as an unprivileged user. The service starts as `npm start`
+# does (tsx scripts/launch.ts start): the custom HTTP server around Next's production build.
+# Migrations are a separate one-shot command (compose.yaml runs `npm run db:migrate`).
+
+ARG NODE_IMAGE=node:22-bookworm-slim
+
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+ENV NEXT_TELEMETRY_DISABLED=1 CHECKPOINT_DISABLE=1
+# The postinstall step generates the Prisma client from the schema.
+COPY package.json package-lock.json prisma.config.ts ./
+COPY prisma ./prisma
+COPY scripts/prisma-generate.mjs ./scripts/prisma-generate.mjs
+RUN npm install --no-audit --no-fund
+
+FROM deps AS build
+COPY . .
+# `next build` checks only the form of the settings that are set: no runtime secrets here.
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+
+FROM ${NODE_IMAGE} AS runtime
+WORKDIR /app
+ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 CHECKPOINT_DISABLE=1 PORT=3000
+RUN groupadd --system --gid 10001 bank \
+    && useradd --system --uid 10001 --gid bank --home-dir /app --shell /usr/sbin/nologin bank
+COPY --from=build --chown=root:root /app /app
+# Next writes its image and fetch caches under .next/cache; nothing else is writable.
+RUN mkdir -p /app/.next/cache && chown -R bank:bank /app/.next/cache
+USER bank
+EXPOSE 3000
+HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node_modules/.bin/tsx", "scripts/launch.ts", "start"]

