@@ -154,7 +154,7 @@ test("the dashboard shows who is signed in; GET and foreign posts do not sign ou
   await createPartner({ name: "Plain Partner", ownerEmail: email });
   const { context, page, sessionValue } = await signedInBrowser(browser, email, { width: 390 });
   await page.goto("/dashboard");
-  await expect(page.locator(".signed-in")).toContainText(email);
+  await expect(page.locator(".dashboard-who")).toContainText(email);
   await expect(page.locator(SIGN_OUT)).toHaveText("Sign out");
   await expectNoHorizontalScroll(page);
 
@@ -176,7 +176,7 @@ test("the dashboard shows who is signed in; GET and foreign posts do not sign ou
   expect(forged.status()).toBe(403);
   expect(await sessionRow(sessionValue)).not.toBeNull();
   await page.reload();
-  await expect(page.locator(".signed-in")).toContainText(email);
+  await expect(page.locator(".dashboard-who")).toContainText(email);
 
   await page.locator(SIGN_OUT).click();
   await expect(page).toHaveURL(/\/login\?returnUrl=%2Fdashboard$/);
