@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { REDACTED, redact } from "./log";
 
-describe("log redaction (DESIGN.md §8: no secret, key, code or bank data in logs)", () => {
+describe("log redaction (see docs/security.md: no secret, key, code or bank data in logs)", () => {
   it("redacts secrets, keys, codes and bank data by field name, at any depth", () => {
     const fields = {
       clientId: "obc_x",

@@ -3,7 +3,7 @@ import { getEnv } from "./env";
 /**
  * Structured logging, one JSON object per line. Fields whose names suggest a
  * secret, key, code or bank data are redacted before anything is written
- * (DESIGN.md §8), so a careless call site cannot leak them.
+ * (docs/security.md), so a careless call site cannot leak them.
  */
 
 type Level = "debug" | "info" | "warn" | "error";

@@ -297,7 +297,7 @@ function partnerPaths() {
   const clientId = { parameters: [pathId("clientId", "obc_… client id")] };
   const install = {
     put: owner(
-      "Install the decryption key (CONTRACT §9)",
+      "Install the decryption key (/docs/recipient-keys)",
       {
         "200": json(ref("RecipientKeyInstalled")),
         "400": error("invalid_challenge or invalid_public_key"),

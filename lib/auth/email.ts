@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * DESIGN.md §4 User: emails are stored normalized (trimmed, NFKC, lower-case),
+ * Users (docs/architecture.md#domain-model): emails are stored normalized (trimmed, NFKC, lower-case),
  * so one person is one user however the address was typed.
  */
 export function normalizeEmail(raw: string): string {

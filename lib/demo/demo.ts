@@ -104,7 +104,7 @@ export function parseSteps(value: unknown): DemoStep[] {
   });
 }
 
-/** The browser's POSTs come from the demo page, on this origin (DESIGN.md §8). */
+/** The browser's POSTs come from the demo page, on this origin (docs/security.md). */
 function isSameOrigin(request: Request): boolean {
   return request.headers.get("origin") === new URL(getEnv().issuer).origin;
 }
@@ -197,7 +197,7 @@ function describeRelay(fields: RelayFields): string {
 /**
  * POST /demo/callback: the form_post relay. It carries no usable cookie, so
  * the pending session is found by the keyed hash of `state`, claimed once
- * (pending → processing), checked per CONTRACT §3 and finished.
+ * (pending → processing), checked as /docs/relay describes and finished.
  */
 export async function handleDemoCallback(request: Request): Promise<Response> {
   if (!isDemoEnabled()) return demoNotFound();
@@ -254,7 +254,7 @@ async function finishCallback(
   const discovery = await discover();
   steps.push(discovery.step);
   const issuer = discovery.body?.issuer;
-  // CONTRACT §1: the document's issuer must be the one we asked, exactly.
+  // The document's issuer must be the one we asked, exactly (RFC 8414; /docs).
   if (typeof issuer !== "string" || trimSlashes(issuer) !== trimSlashes(getEnv().issuer)) {
     steps.push(step("Discovery issuer check", "the document names another issuer", false));
     return { status: "failed" };
@@ -348,7 +348,7 @@ async function formSession(
 }
 
 /**
- * POST /demo/sync (CONTRACT §7.5): decrypt each account's uid with the
+ * POST /demo/sync (/docs/sync): decrypt each account's uid with the
  * relayed key and post them; accounts that need a reconnect are not sent.
  */
 export async function handleDemoSync(request: Request): Promise<Response> {

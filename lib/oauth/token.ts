@@ -14,7 +14,7 @@ import { oauthErrorResponse, oauthJson } from "./responses";
 import type { TokenResponse } from "./schemas";
 
 /**
- * POST /oauth/token (SPEC 4.3, 7.2; CONTRACT §4): a form body, or the
+ * POST /oauth/token (/docs/token, /docs/errors): a form body, or the
  * first-generation JSON body {code, codeVerifier, clientId, clientSecret}.
  * Rules run in a visible order: body → grant type → parameters → client →
  * the client's partner not suspended → code.
@@ -113,7 +113,7 @@ export async function handleTokenRequest(request: Request): Promise<Response> {
       clientIp: clientIpOf(request),
     });
     const issuer = getEnv().issuer;
-    // SPEC 2.3, with the first-generation fields apiKey, apiBaseUrl and user.
+    // The token response (/docs/token), with the first-generation fields apiKey, apiBaseUrl and user.
     return oauthJson({
       access_token: issued.apiKey,
       token_type: "Bearer",

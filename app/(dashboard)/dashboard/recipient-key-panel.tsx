@@ -9,7 +9,7 @@ import { announceChange } from "./changes";
 type Challenge = { fingerprint: string; envelope: string };
 
 /**
- * The partner's recipient key (CONTRACT §9): generated here (the private half
+ * The partner's recipient key (/docs/recipient-keys): generated here (the private half
  * is downloaded as the key file and never sent) or made elsewhere, installed
  * through the possession challenge either way.
  */
@@ -143,7 +143,7 @@ export function RecipientKeyPanel(props: {
   );
 }
 
-/** The key file in the published CLI's shape (CONTRACT §9); the private half stays on this machine. */
+/** The key file in the published CLI's shape (/docs/recipient-keys); the private half stays on this machine. */
 function download(pair: { privateKey: string; publicKey: string }, fingerprint: string) {
   const file = {
     service: "open-banking.io",
