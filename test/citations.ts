@@ -28,7 +28,7 @@ const WORKING_DOCUMENT = new RegExp(
     `\\b${SPEC}\\s*§?\\s*\\d+(?:\\.\\d+)*`,
     `\\b(?:${CONTRACT}|${DESIGN}|${STYLE})\\s*§\\s*\\d*(?:\\.\\d+)*`,
     `\\b${STYLE}\\s+rule\\s+\\d`,
-    "/work/shared\\b",
+    "/work/" + "shared\\b",
   ].join("|"),
   "g",
 );
@@ -126,7 +126,8 @@ export function findCitationProblems(text: string, repo: Repository, file = ""):
   return problems;
 }
 
-const SKIPPED = new Set(["package-lock.json"]);
+/** The lockfile, and this checker's own test, which plants broken references on purpose. */
+const SKIPPED = new Set(["package-lock.json", "test/citations.test.ts"]);
 
 /** Every tracked text file's problems, as `file:line: why — text`. */
 export function findRepositoryCitationProblems(root: string): string[] {
