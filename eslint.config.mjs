@@ -2,7 +2,7 @@ import { defineConfig, globalIgnores } from "eslint/config";
 import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTs from "eslint-config-next/typescript";
 
-// Import fences (STYLE.md layout): lib/ is the product and stays framework-free
+// Import fences (docs/architecture.md#layout): lib/ is the product and stays framework-free
 // except its http and i18n glue; only lib/db touches Prisma; only lib/env.ts
 // reads process.env.
 // The wings of lib/, from the top floor down: a wing imports only wings on

@@ -87,7 +87,7 @@ async function expectCancelled(page: Page, state: string) {
   await page.waitForURL(partnerApp().redirectUri);
 }
 
-test.describe("back to the partner (SPEC 4.2 outcome 5)", () => {
+test.describe("back to the partner (/docs/flow)", () => {
   test("from login", async ({ page }) => {
     const client = await createJourneyClient(partnerApp().redirectUri);
     await page.goto(authorizePath(client, newPkce().challenge, { state: "c-login" }));
@@ -118,7 +118,7 @@ test.describe("back to the partner (SPEC 4.2 outcome 5)", () => {
   });
 });
 
-test.describe("languages and accessibility (SPEC 4.2 ui_locales)", () => {
+test.describe("languages and accessibility (ui_locales, /docs/flow)", () => {
   test("ui_locales=de-DE en renders every screen in German, accessibly", async ({ page }) => {
     const client = await createJourneyClient(partnerApp().redirectUri);
     await page.goto(authorizePath(client, newPkce().challenge, { ui_locales: "de-DE en" }));

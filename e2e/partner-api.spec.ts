@@ -26,7 +26,9 @@ type AccountWire = { id: string; needsReconnect: boolean; enc: string; uidEnc: s
 type TransactionWire = { id: string; bookingDate: string; enc: string };
 type ConnectionWire = { sessionId: string; isLive: boolean; accountIds: string[] };
 
-test("a partner written against CONTRACT.md reads, pages, syncs and revokes", async ({ page }) => {
+test("a partner written against the partner docs reads, pages, syncs and revokes", async ({
+  page,
+}) => {
   const client = await createJourneyClient(partnerApp().redirectUri, { recipientKey: true });
   const privateKey = client.recipientKey?.privateKeyPkcs8B64 ?? "";
   const { verifier, challenge } = newPkce();

@@ -70,7 +70,7 @@ const tag = () => randomUUID().slice(0, 8);
 
 const REDIRECT_URI = "https://suspended.example/callback";
 
-/** A signed-out GET /oauth/authorize for this client, with valid parameters (CONTRACT §2). */
+/** A signed-out GET /oauth/authorize for this client, with valid parameters (/docs/flow). */
 function authorize(clientId: string): Promise<Response> {
   const params = new URLSearchParams({
     response_type: "code",
@@ -214,7 +214,7 @@ describe("admin CLI: partner settings", () => {
       "suspended",
     );
     const { client } = await createClient({ partnerId, redirectUris: [REDIRECT_URI] });
-    // CONTRACT §3: the pinned description, relayed as temporarily_unavailable.
+    // The pinned description, relayed as temporarily_unavailable (/docs/relay).
     const refused = await authorize(client.id);
     expect(refused.status).toBe(200);
     const html = await refused.text();

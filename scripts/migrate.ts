@@ -8,7 +8,7 @@ import { applyMigrations, createMigration } from "./lib/migrations";
  * `npm run db:new-migration -- NAME`    authors prisma/migrations/<timestamp>_NAME
  *
  * Stands in for `prisma migrate deploy` / `prisma migrate dev --create-only`,
- * whose native engine cannot be downloaded here (DESIGN.md §2).
+ * whose native engine cannot be downloaded here (docs/architecture.md#stack).
  */
 
 const USAGE = "usage: tsx scripts/migrate.ts deploy | tsx scripts/migrate.ts new NAME";

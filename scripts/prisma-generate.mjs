@@ -2,7 +2,7 @@
 //
 // Prisma's CLI wants its native schema engine even for `generate`, and cannot
 // download it on machines that reach only the npm registry. `generate` never
-// runs that engine, so any existing file satisfies the check (DESIGN.md §2).
+// runs that engine, so any existing file satisfies the check (docs/architecture.md#stack).
 // Runs before anything else is installed, hence plain Node and no lib/env.
 import { spawnSync } from "node:child_process";
 import path from "node:path";

@@ -9,8 +9,8 @@ import {
 } from "jose";
 
 /**
- * A local stand-in for the Enable Banking API (DESIGN.md §7: the connector is
- * tested against a real HTTP server). Like the real one it checks the
+ * A local stand-in for the Enable Banking API (docs/architecture.md#upstream-aggregators:
+ * the connector is tested against a real HTTP server). Like the real one it checks the
  * application's JWT on every request (RS256 with the registered public key,
  * `kid` = application id, issuer, audience, a lifetime of at most 24 h) and
  * answers 401 otherwise; it serves ASPSPs, authorizations, sessions,

@@ -3,7 +3,8 @@ import { createTestDatabase } from "./test-database";
 
 /**
  * Vitest global setup: every run gets a freshly migrated database of its own
- * (STYLE.md: DB-touching tests run against a real PostgreSQL). Test workers
+ * (docs/architecture.md#tests: DB-touching tests run against a real
+ * PostgreSQL). Test workers
  * inherit DATABASE_URL, and TEST_SERVER_URL for tests that need scratch
  * databases of their own.
  */

@@ -106,7 +106,7 @@ export function formRequest(
   });
 }
 
-/** CONTRACT §4: the SDK's token request, Basic auth and the body in its order. */
+/** The SDK's token request, Basic auth and the body in its order (/docs/token). */
 export function tokenRequest(
   client: TestClient,
   code: string,

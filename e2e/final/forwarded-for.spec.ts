@@ -1,7 +1,8 @@
 import { expect, test } from "@playwright/test";
 
 /**
- * SPEC 8.1 and DESIGN.md §8 against the real server: the client address is
+ * The per-address rate limits (/docs/errors) and the trusted proxy rule
+ * (docs/security.md) against the real server: the client address is
  * stamped from the socket (TRUSTED_PROXY_HOPS=0 here), so forging
  * X-Forwarded-For never buys a fresh authorize budget. This spends
  * 127.0.0.1's authorize budget for a minute, hence the last project.

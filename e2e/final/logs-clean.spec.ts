@@ -4,7 +4,7 @@ import { describeLeaks, scanLog } from "../support/log-scan";
 import { readSecretsSeen, SERVER_LOG } from "../support/secrets-seen";
 
 /**
- * DESIGN.md §8: no secret, key, code or bank data in logs. Runs after every
+ * No secret, key, code or bank data in logs (docs/security.md). Runs after every
  * journey: the server's captured output is scanned for each secret value the
  * journeys handled and for the shapes of keys, secrets, private keys and IBANs.
  */

@@ -9,7 +9,7 @@ export function openEnvelope<T>(privateKeyPkcs8B64: string, envelopeB64: string)
 }
 
 /**
- * A partner application written from CONTRACT.md alone: plain HTTP calls in
+ * A partner application written from the partner docs alone: plain HTTP calls in
  * the published SDKs' shapes and the envelope opener the partner
  * documentation publishes (§8.2), sharing no code with the service itself.
  */
@@ -58,7 +58,7 @@ export class ContractPartner {
     return response.status;
   }
 
-  /** CONTRACT §7: a GET with the key; the status and JSON body. */
+  /** A GET with the key; the status and JSON body (/docs/data). */
   async get<T>(key: string, path: string): Promise<{ status: number; body: T }> {
     const response = await fetch(`${this.baseUrl}${path}`, {
       headers: { "X-Api-Key": key, Accept: "application/json" },
@@ -66,7 +66,7 @@ export class ContractPartner {
     return { status: response.status, body: (response.ok ? await response.json() : null) as T };
   }
 
-  /** CONTRACT §7.2: query keys in the order from, to, limit, offset, only when given. */
+  /** Query keys in the order from, to, limit, offset, only when given (/docs/data). */
   transactionsPath(
     accountId: string,
     query: { from?: string; to?: string; limit?: number; offset?: number },

@@ -1,8 +1,8 @@
 import type { SeenSecret } from "./secrets-seen";
 
 /**
- * Finds secrets, keys, codes and bank data in captured log text (DESIGN.md
- * §8). A finding names what leaked and where, never the whole value.
+ * Finds secrets, keys, codes and bank data in captured log text
+ * (docs/security.md). A finding names what leaked and where, never the whole value.
  */
 
 export interface Leak {

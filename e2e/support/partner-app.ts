@@ -5,7 +5,7 @@ import { recordSecret } from "./secrets-seen";
 
 /**
  * A stand-in partner application: a real HTTP server on loopback that
- * receives the form_post relay (SPEC 2.2) at /callback and remembers the
+ * receives the form_post relay (/docs/relay) at /callback and remembers the
  * fields in the order they arrived.
  */
 export interface PartnerApp {

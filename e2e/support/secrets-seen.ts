@@ -2,7 +2,7 @@ import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs
 import path from "node:path";
 
 /**
- * What the journeys saw that must never reach the server's log (DESIGN.md §8:
+ * What the journeys saw that must never reach the server's log (docs/security.md:
  * no secret, key, code or bank data in logs). The server tees its output to
  * SERVER_LOG; the tests append every secret value they handle to SECRETS_SEEN;
  * the last project scans one for the other.

@@ -8,7 +8,7 @@ import type { AccountPage } from "./schemas";
 import { toAccountWire, type AccountRow } from "./wire";
 
 /**
- * GET /api/accounts (CONTRACT §7.1): the tenant's accounts with their bank
+ * GET /api/accounts (/docs/data): the tenant's accounts with their bank
  * and sealed balances, in the order they were connected, in one statement.
  * Without parameters it answers the whole list as a JSON array, as the SDKs
  * read it; with `limit` (and then `cursor`) one page, `{items, next}`

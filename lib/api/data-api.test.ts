@@ -9,7 +9,7 @@ import { connectedPartnerUser } from "../../test/bank-data";
 import { ISSUER } from "../../test/oauth-fixtures";
 import { DEFAULT_PAGE_SIZE, MAX_OFFSET, MAX_PAGE_SIZE } from "./paging";
 
-/** The data API as a partner sees it (CONTRACT §7): JSON over the wire, envelopes to open. */
+/** The data API as a partner sees it (/docs/data): JSON over the wire, envelopes to open. */
 
 type AccountWire = {
   id: string;

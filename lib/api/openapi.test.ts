@@ -22,7 +22,7 @@ async function publicOperations() {
       .split(path.sep)
       .filter((segment) => !/^\(.*\)$/.test(segment));
     const route = `/${segments.join("/")}`;
-    // The catch-all only refuses (SPEC 5.5); the document itself is not an operation to list.
+    // The catch-all only refuses (/docs/data); the document itself is not an operation to list.
     if (!PUBLIC.test(route) || route.includes("[...") || route === "/openapi.json") continue;
     const routeModule = (await import(path.join(APP, file))) as Record<string, unknown>;
     const openApiPath = route.replace(/\[(\w+)\]/g, "{$1}");

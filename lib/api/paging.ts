@@ -128,7 +128,7 @@ export interface TransactionQuery {
 }
 
 /**
- * CONTRACT §7.2's query, `from`, `to` (dates), `limit`, `offset`, and
+ * The transactions query (/docs/data): `from`, `to` (dates), `limit`, `offset`, and
  * `cursor`, each at most once. A cursor replaces the offset and brings the
  * first page's filter with it: `from` and `to` may be repeated, not changed.
  */

@@ -5,7 +5,7 @@ const CONNECT_KEY = { partnerId: "partner-1" };
 const request = (headers: Record<string, string>) =>
   new Request("http://localhost:3000/api/sync", { method: "POST", headers });
 
-describe("PSU headers (CONTRACT §7.6)", () => {
+describe("PSU headers (/docs/sync)", () => {
   const present = {
     "X-Psu-Ip-Address": "8.8.8.8",
     "X-Psu-User-Agent": "Mozilla/5.0",

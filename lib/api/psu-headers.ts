@@ -2,7 +2,7 @@ import { isPublicIpAddress } from "../http/ip-address";
 import type { ApiKeyPrincipal } from "../keys/api-keys";
 
 /**
- * CONTRACT §7.6: the account holder's own request details, forwarded to the
+ * Per /docs/sync, the account holder's own request details, forwarded to the
  * bank on a sync while the holder is on the partner's page. Honoured only
  * from a key a Connect client issued, and only with a public IP address and
  * a user agent; otherwise nothing is forwarded.

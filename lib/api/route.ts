@@ -13,7 +13,7 @@ type Operation = (
 ) => Promise<Response>;
 
 /**
- * A data operation behind API-key authentication (SPEC 4.6, 5.3): 401 for a
+ * A data operation behind API-key authentication (/docs/data): 401 for a
  * missing or dead key, the operation otherwise, and a 503 (never a stack
  * trace) when something underneath fails, the key lookup included: while the
  * database is unreachable every call answers 503 transient with Retry-After.
@@ -42,5 +42,5 @@ export function dataOperation(operation: Operation) {
   };
 }
 
-/** SPEC 5.5: methods outside the five operations answer 403 like every other path. */
+/** Methods outside the five operations answer 403 like every other path (/docs/data). */
 export const outsideScope = (request: Request) => refuseOutsideScope(request);

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * The data API's wire shapes (CONTRACT §7) as zod schemas: the sync handlers
+ * The data API's wire shapes (/docs/data) as zod schemas: the sync handlers
  * parse their bodies with them, the wire mappers are typed by them, and
  * /openapi.json is generated from them, so the document cannot drift from
  * the code.
@@ -10,7 +10,7 @@ import { z } from "zod";
 const envelope = z
   .string()
   .describe(
-    "An envelope (CONTRACT §8): base64 of version ‖ ephemeral key ‖ nonce ‖ tag ‖ ciphertext",
+    "An envelope (/docs/envelopes): base64 of version ‖ ephemeral key ‖ nonce ‖ tag ‖ ciphertext",
   );
 const isoDate = z.string().describe("YYYY-MM-DD");
 const isoDateTime = z.string().describe("ISO 8601 date-time, UTC");
@@ -50,7 +50,7 @@ export const TransactionWire = z
     valueDate: isoDate.nullable(),
     transactionDate: isoDate.nullable(),
     bankTransactionCode: z.string().nullable(),
-    enc: envelope.describe("Opens to the transaction payload of CONTRACT §8.4"),
+    enc: envelope.describe("Opens to the transaction payload (/docs/envelopes)"),
   })
   .meta({ id: "Transaction" });
 
@@ -121,7 +121,9 @@ export const BulkSyncResult = z
 export const SyncProblem = z
   .object({
     status: z.number().int(),
-    reason: z.string().describe("SPEC 7.3 reason, uid_outdated, psu_present_required, …"),
+    reason: z
+      .string()
+      .describe("A failure reason of /docs/sync, uid_outdated, psu_present_required, …"),
     bankErrorCode: z.string().optional(),
     detail: z.string().optional(),
   })

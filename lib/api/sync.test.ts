@@ -9,7 +9,7 @@ import { SANDBOX_SCENARIO_GRACE_MS } from "../upstream/sandbox";
 import { connectBank, connectedPartnerUser } from "../../test/bank-data";
 import { ISSUER } from "../../test/oauth-fixtures";
 
-/** Online sync as a partner drives it (CONTRACT §7.4–7.6, SPEC 7.3). */
+/** Online sync as a partner drives it (/docs/sync). */
 
 const DAY_MS = 86_400_000;
 const ARMED = SANDBOX_SCENARIO_GRACE_MS + 60_000;
@@ -149,7 +149,7 @@ describe("POST /api/accounts/{id}/sync", () => {
   });
 });
 
-/** SPEC 7.3's reasons, each produced by a sandbox scenario bank. */
+/** The sync failure reasons (/docs/sync), each produced by a sandbox scenario bank. */
 const SCENARIOS = [
   ["reconnect needed", 409, "reconnect_needed", "EXPIRED_SESSION", null],
   ["consent withdrawn", 409, "consent_withdrawn", "REVOKED_SESSION", null],
@@ -190,7 +190,7 @@ describe("sync failures from the sandbox's scenario banks", () => {
       expect(await bulk.json()).toEqual({
         accounts: 0,
         newTransactions: 0,
-        // SPEC 4.6: a withdrawn consent is left out silently.
+        // A withdrawn consent is left out silently (/docs/data).
         failures:
           reason === "consent_withdrawn"
             ? []

@@ -18,8 +18,8 @@ import { psuHeadersOf } from "./psu-headers";
 import { readBodyTextOrRefuse } from "../http/body-limits";
 
 /**
- * POST /api/accounts/{id}/sync and POST /api/sync (SPEC 4.6, 7.3; CONTRACT
- * §7.4–7.5). Refusals are `{status, reason, bankErrorCode?}` with the
+ * POST /api/accounts/{id}/sync and POST /api/sync (/docs/data,
+ * /docs/sync). Refusals are `{status, reason, bankErrorCode?}` with the
  * reason's status and an integer Retry-After where the upstream gave one.
  *
  * Both run in a sync slot under one deadline (docs/capacity.md): no free

@@ -14,7 +14,7 @@ import type { TransactionPage } from "./schemas";
 import { toTransactionWire, type TransactionRow } from "./wire";
 
 /**
- * GET /api/accounts/{id}/transactions (CONTRACT §7.2; docs/paging.md): one
+ * GET /api/accounts/{id}/transactions (/docs/data; docs/paging.md): one
  * statement checks that the account is the key's tenant's, counts, and reads
  * the page along the index on (accountId, bookingDate DESC, transactionDate
  * DESC, id), the statement's order: pending entries (no booking date yet)

@@ -3,7 +3,7 @@ import type { Account, Balance, Connection, Transaction } from "../db/generated/
 import type { AccountWire, BalanceWire, ConnectionWire, TransactionWire } from "./schemas";
 
 /**
- * The data API's JSON shapes (CONTRACT §7.1–7.3): plaintext metadata as it
+ * The data API's JSON shapes (/docs/data): plaintext metadata as it
  * is stored, everything sensitive as the envelopes sealed at ingest. No
  * plaintext bank data is ever part of a response.
  */
@@ -71,7 +71,7 @@ export function toTransactionWire(transaction: TransactionRow): z.infer<typeof T
   };
 }
 
-/** CONTRACT §7.3: `isLive` is the consent's state by the service's clock. */
+/** `isLive` is the consent's state by the service's clock (/docs/data). */
 export function toConnectionWire(
   connection: Connection & { accounts: Pick<Account, "id">[] },
   now: Date,

@@ -51,7 +51,7 @@ async function requestAndRead(overrides: Partial<LoginRequest> = {}) {
 const later = (now: Date, ms: number) => new Date(now.getTime() + ms);
 const otherPin = (pin: string) => String((Number(pin) + 1) % 1_000_000).padStart(6, "0");
 
-describe("requesting a sign-in (DESIGN.md §6.2)", () => {
+describe("requesting a sign-in (docs/protocol.md#sign-in)", () => {
   it("mails one message with the magic link and the code, and stores only keyed hashes", async () => {
     const request = loginRequest({ email: `  ${uniqueEmail("Mixed").toUpperCase()} ` });
     // The configured limiter, as the service uses it.
@@ -212,7 +212,7 @@ describe("the magic link: scanner-safe, single use, same browser", () => {
     });
   });
 
-  it("lets exactly one of many concurrent confirmations sign in (STYLE.md rule 7)", async () => {
+  it("lets exactly one of many concurrent confirmations sign in (docs/architecture.md#concurrency-tests-for-invariants)", async () => {
     const asked = await requestAndRead();
     const results = await Promise.all([
       ...Array.from({ length: 8 }, () =>
@@ -245,7 +245,7 @@ describe("the magic link: scanner-safe, single use, same browser", () => {
   });
 });
 
-describe("the typed code (challenge=pin_code, SPEC 8.2)", () => {
+describe("the typed code (challenge=pin_code, /docs/errors)", () => {
   it("signs in with the right code, once", async () => {
     const asked = await requestAndRead();
     const pin = {
@@ -387,7 +387,7 @@ describe("a new request supersedes older ones of the same browser", () => {
   });
 });
 
-describe("sign-in mail limits (DESIGN.md §8)", () => {
+describe("sign-in mail limits (docs/security.md)", () => {
   // Fixed-window limits are aligned to the epoch; start 5 s into a 15-minute window.
   const windowStart = Math.ceil(Date.now() / (15 * MINUTE)) * 15 * MINUTE + 5_000;
   const at = (ms: number) => new Date(windowStart + ms);

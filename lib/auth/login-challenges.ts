@@ -36,9 +36,9 @@ export {
 } from "./login-verification";
 
 /**
- * Sign-in by e-mail (SPEC 1, 5.8; DESIGN.md §6.2): one mail carries a magic
+ * Sign-in by e-mail (docs/protocol.md#sign-in): one mail carries a magic
  * link and a 6-digit PIN. A challenge lives 15 minutes, takes at most 5 PIN
- * attempts (SPEC 8.2), is used once, and signs in only the browser that asked
+ * attempts (/docs/errors), is used once, and signs in only the browser that asked
  * for it (lib/auth/login-verification.ts). This module is the request side.
  *
  * A request answers the same for known and unknown emails: nothing here

@@ -5,16 +5,16 @@ import { keyedHash, keyedHashCandidates, matchesKeyedHash } from "../crypto/keye
 import { randomToken } from "../crypto/random";
 
 /**
- * The secrets of a login challenge (DESIGN.md §4 LoginChallenge, §6.2): the
+ * The secrets of a login challenge (docs/architecture.md#domain-model, docs/protocol.md#sign-in): the
  * magic-link token, the 6-digit PIN and the nonce cookie that binds a
  * challenge to the browser that asked for it. Only keyed hashes are stored.
  */
 
-/** SPEC 8.2: a challenge (its PIN, and its link with it) lives 15 minutes. */
+/** A challenge (its PIN, and its link with it) lives 15 minutes (/docs/errors). */
 export const LOGIN_CHALLENGE_LIFETIME_MINUTES = 15;
-/** SPEC 8.2: 5 attempts; DESIGN.md §8: PIN ≤ 5 attempts. */
+/** A PIN allows 5 attempts (/docs/errors, docs/security.md). */
 export const MAX_PIN_ATTEMPTS = 5;
-/** SPEC 8.2: the PIN has 6 digits. */
+/** The PIN has 6 digits (/docs/errors). */
 export const PIN_DIGITS = 6;
 const PIN_RANGE = 10 ** PIN_DIGITS;
 
@@ -27,7 +27,7 @@ export function newPin(): string {
 }
 
 /**
- * DESIGN.md §4: an HMAC under the server secret (a bare hash of six digits
+ * Per docs/architecture.md#domain-model, an HMAC under the server secret (a bare hash of six digits
  * is reversible), salted with the challenge id so that equal PINs of two
  * challenges hash differently.
  */
@@ -35,7 +35,7 @@ export function hashPin(challengeId: string, pin: string): string {
   return keyedHash("pin", `${challengeId}:${pin}`);
 }
 
-/** Constant-time (DESIGN.md §8): a typed PIN against the stored hash. */
+/** Constant-time (docs/security.md): a typed PIN against the stored hash. */
 export function pinMatches(challengeId: string, pin: string, pinHash: string): boolean {
   return matchesKeyedHash("pin", `${challengeId}:${pin}`, pinHash);
 }

@@ -18,10 +18,10 @@ import {
 } from "./pin-budget";
 
 /**
- * Proving a login challenge (DESIGN.md §6.2): by the typed PIN, or by the
+ * Proving a login challenge (docs/protocol.md#sign-in): by the typed PIN, or by the
  * magic link confirmed from the browser that asked. Either way the challenge
  * is consumed by one conditional update, so exactly one of any number of
- * concurrent confirmations signs in (DESIGN.md §8, STYLE.md rule 7).
+ * concurrent confirmations signs in (docs/security.md, docs/architecture.md#concurrency-tests-for-invariants).
  */
 
 export type SignedIn = {
@@ -163,7 +163,7 @@ async function explainClosedPin(
 
 /**
  * The magic link's landing page (GET): whether the link can sign in. It
- * consumes nothing, because mail scanners open links (DESIGN.md §6.2). Given
+ * consumes nothing, because mail scanners open links (docs/protocol.md#sign-in). Given
  * the browser's login nonce cookie (null when it has none), a link opened in
  * another browser than the one that asked says so at once, so the page does
  * not offer a button that cannot work; the comparison touches nothing.

@@ -6,7 +6,7 @@ import type { UpstreamAccount, UpstreamBalance, UpstreamTransaction } from "../u
  * What is stored of bank data: the plaintext columns the
  * data API serves as they are, and everything sensitive sealed to the
  * tenant's key. Identifiers the server must recognize later are kept as
- * keyed hashes (DESIGN.md §4).
+ * keyed hashes (docs/architecture.md#domain-model).
  */
 
 /** The account's number as a keyed hash: how a renewal recognizes it under a new uid. */

@@ -20,7 +20,7 @@ import {
 } from "./ingest";
 
 /**
- * Online sync of one account (SPEC 7.3, CONTRACT §7.4): the client posts the
+ * Online sync of one account (/docs/sync): the client posts the
  * account's uid (decrypted on its side); the server checks it against the
  * keyed hash, fetches what is new from the upstream, seals it to the tenant's
  * key and stores it. Transactions are de-duplicated by a unique keyed hash,

@@ -1,7 +1,7 @@
 import type { Prisma } from "../db/client";
 
 /**
- * Tenants (DESIGN.md §4): the subject an API key reads for. A partner flow
+ * Tenants (docs/architecture.md#domain-model): the subject an API key reads for. A partner flow
  * reads for `wl:{partnerId}:connect:{email}`; a house client for the user's
  * own tenant. Each tenant is sealed to one key, fixed when first known: the
  * partner's recipient key if installed when the tenant was created, else the

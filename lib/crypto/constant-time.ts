@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 
 /**
- * DESIGN.md §8: secrets and keys are compared in constant time (STYLE.md:
- * never `!==` on secrets). Node's timingSafeEqual throws on a length mismatch
+ * Secrets and keys are compared in constant time, never with `!==`
+ * (docs/security.md). Node's timingSafeEqual throws on a length mismatch
  * and so leaks the length through an early exit; comparing fixed-size
  * SHA-256 digests first keeps the work independent of where the inputs differ.
  */

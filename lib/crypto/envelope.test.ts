@@ -18,7 +18,7 @@ import {
   sealJson,
 } from "./envelope";
 
-/** CONTRACT §12: the known-good vector, verified against the published Node SDK. */
+/** The SDKs' known-good vector, verified against the published Node SDK. */
 const VECTOR = {
   privateKeyPkcs8B64:
     "MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgwtrn7m/sa34/hBuZ8N4AL8a7B5LEIsXdKPtRA/QcVQehRANCAASL5jRvJBBcHolA7G4sa2gkTviz7bdoP0gKMY1yfKq7GjDSptjHojQf5NjRo7H2BjWmwpEjwv9O79Q3c3/a+35l",
@@ -29,18 +29,18 @@ const VECTOR = {
     "AQRnbwT4RL0CIfW+/XM1fRFPs8Ydfq73vDgSQuszQMH5Q5T/m46Qpi9fBA3po+teUaEJ+K/xq7l5EK2b4cd7MMoFGTdvzmtmcpLy4c8eoIWVhO2aTVyjx6V8tW1LO2AO014fI/6ELhWHi4Es/SxFcs4UvfUrrl27J3vK4o4m2+FJC8FX4NGcITzYnLM=",
 };
 
-/** CONTRACT §12: a valid P-256 key that cannot open the fixtures. */
+/** The SDKs' wrong-key fixture: a valid P-256 key that cannot open the vectors. */
 const WRONG_KEY =
   "MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgdB9vjCwdrF1FckSNDHrw8M7PNNkpUB/tAK/EgAbZWvihRANCAASgg8XOKlU9VeYCee9+tQKtDSkFze10CRTA4b2gGKDlHIFw+QTf1AkjAjLfWqCJ4BctUqQtAYs0v0Y90Bw1wsBF";
 
-/** CONTRACT §12: the recipient-key challenge fixture (sealed to a key not in the repo). */
+/** The SDKs' recipient-key challenge fixture (sealed to a key not in the repo). */
 const CHALLENGE = {
   nonce: "NNw2JL6iVtsXuIR9cRqfvzuYvTAZWhJoleBbbQbPC3A=",
   envelope:
     "AQQEPZHg+J2lyD1aqMB1PlWr0NDM9W04Ha87Kk1utMGxpddCDc+mniviIiOihZrj2F+F6AUSSh5e8oLmHKrMthaVTF5xg8DchT3hww9YMO1PKvPP17UpRQSlYUF65pvcXBWE+0m7TR3SnasGIuKjNB0Gg1PiT9gMTMGwueH8XFbuN5vJmfALIu3Pl2+8zQqN5APFEq+Y",
 };
 
-/** CONTRACT §8.4 / §12: every payload shape, money as decimal strings. */
+/** Every payload shape (/docs/envelopes), money as decimal strings. */
 const PAYLOADS = {
   account: {
     ownerName: "Tatic ApS",
@@ -77,7 +77,7 @@ const PAYLOADS = {
 };
 
 /**
- * An independent sealer written from CONTRACT §8.2 alone, with WebCrypto-free
+ * An independent sealer written from /docs/envelopes alone, with WebCrypto-free
  * Node primitives: proves openJson reads the documented layout, not just its
  * own output.
  */
@@ -109,7 +109,7 @@ function expectInvalidEnvelope(open: () => unknown) {
   expect((caught as EnvelopeError).message).toBe("Invalid or unsupported envelope");
 }
 
-describe("the CONTRACT §12 known-good vector", () => {
+describe("the SDKs' known-good vector", () => {
   it("opens the uid envelope with its private key", () => {
     expect(openJson(VECTOR.privateKeyPkcs8B64, VECTOR.uidEnvelope)).toEqual({
       uid: "c5d93aa7-5e23-4da0-ba88-42b9a584492c",
@@ -120,7 +120,7 @@ describe("the CONTRACT §12 known-good vector", () => {
     expect(recipientKeyFingerprint(VECTOR.publicKeyRawB64)).toBe(VECTOR.fingerprint);
   });
 
-  it("rejects the uid envelope under the CONTRACT §12 wrong key", () => {
+  it("rejects the uid envelope under the fixtures' wrong key", () => {
     expectInvalidEnvelope(() => openJson(WRONG_KEY, VECTOR.uidEnvelope));
   });
 
@@ -131,7 +131,7 @@ describe("the CONTRACT §12 known-good vector", () => {
 });
 
 describe("sealJson and openJson", () => {
-  it("round-trip every CONTRACT §8.4 payload shape with a fresh key", () => {
+  it("round-trip every documented payload shape with a fresh key", () => {
     const keys = generateKeyPair();
     for (const payload of Object.values(PAYLOADS)) {
       expect(openJson(keys.privateKeyPkcs8B64, sealJson(keys.publicKeyRawB64, payload))).toEqual(
@@ -159,7 +159,7 @@ describe("sealJson and openJson", () => {
     expect(nonce(a).equals(nonce(b))).toBe(false);
   });
 
-  it("lays out 0x01 | point 65 | nonce 12 | tag 16 | ciphertext (CONTRACT §8.2 step 7)", () => {
+  it("lays out 0x01 | point 65 | nonce 12 | tag 16 | ciphertext (/docs/envelopes)", () => {
     const keys = generateKeyPair();
     const plaintext = JSON.stringify(PAYLOADS.account);
     const envelope = sealJson(keys.publicKeyRawB64, PAYLOADS.account);
@@ -175,7 +175,7 @@ describe("sealJson and openJson", () => {
     expect(bytes[1]).toBe(0x04);
     expect(() => parseRawPublicKey(rebuild(bytes.subarray(1, 66)))).not.toThrow();
     expect(bytes.length).toBe(ENVELOPE_HEADER_BYTES + Buffer.byteLength(plaintext));
-    // 0x01 0x04 → "AQ" then one of Q–T depending on the first X bits (CONTRACT §8.2 step 8).
+    // 0x01 0x04 → "AQ" then one of Q–T depending on the first X bits (/docs/envelopes).
     expect(envelope).toMatch(/^AQ[QRST]/);
   });
 
@@ -199,13 +199,13 @@ describe("sealJson and openJson", () => {
     expect(bytesOf(CHALLENGE.envelope).length).toBe(150);
   });
 
-  it("opens what an independent sealer of CONTRACT §8.2 produces", () => {
+  it("opens what an independent sealer produces", () => {
     const keys = generateKeyPair();
     const envelope = sealRaw(keys.publicKeyRawB64, JSON.stringify(PAYLOADS.balance));
     expect(openJson(keys.privateKeyPkcs8B64, envelope)).toEqual(PAYLOADS.balance);
   });
 
-  it("produces what an independent opener of CONTRACT §8.2 reads", () => {
+  it("produces what an independent opener reads", () => {
     const keys = generateKeyPair();
     const bytes = bytesOf(sealJson(keys.publicKeyRawB64, PAYLOADS.displayName));
     const recipient = createECDH("prime256v1");
@@ -228,7 +228,7 @@ describe("sealJson and openJson", () => {
   });
 });
 
-describe("openJson rejects what the SDKs reject (CONTRACT §8.2)", () => {
+describe("openJson rejects what the SDKs reject (/docs/envelopes)", () => {
   const keys = generateKeyPair();
   const good = sealJson(keys.publicKeyRawB64, PAYLOADS.transaction);
   const open = (envelope: string) => () => openJson(keys.privateKeyPkcs8B64, envelope);

@@ -12,27 +12,27 @@ import {
 } from "node:crypto";
 
 /**
- * The encryption envelope, scheme `ecdh-p256-hkdf-aes-256-gcm` (CONTRACT §8,
- * DESIGN.md §5). Every bank value the service stores is sealed to the tenant's
+ * The encryption envelope, scheme `ecdh-p256-hkdf-aes-256-gcm`
+ * (/docs/envelopes). Every bank value the service stores is sealed to the tenant's
  * P-256 public key; only the holder of the private key (the user, or the
- * partner's recipient key, CONTRACT §8.3) can open it. The service itself
+ * partner's recipient key) can open it. The service itself
  * only ever seals; `openJson` exists for tests, the demo and the sandbox.
  */
 
-/** CONTRACT §8.2 step 7: only version 1 exists. */
+/** Only version 1 exists (/docs/envelopes). */
 const VERSION = 0x01;
 const CURVE = "prime256v1";
-/** CONTRACT §8.1: 0x04 ‖ X ‖ Y. */
+/** 0x04 ‖ X ‖ Y (/docs/envelopes). */
 const RAW_POINT_BYTES = 65;
 const UNCOMPRESSED_PREFIX = 0x04;
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 const KEY_BYTES = 32;
-/** CONTRACT §8.2 step 3: salt = 32 × 0x00, info = "bank.core.ci/zk/v1". */
+/** Salt = 32 × 0x00, info = "bank.core.ci/zk/v1" (/docs/envelopes). */
 const HKDF_SALT = Buffer.alloc(32);
 const HKDF_INFO = "bank.core.ci/zk/v1";
 
-/** CONTRACT §8.2 step 7: the fixed offsets of the binary layout. */
+/** The fixed offsets of the binary layout (/docs/envelopes). */
 export const ENVELOPE_LAYOUT = {
   version: 0,
   ephemeralPoint: 1,
@@ -41,11 +41,11 @@ export const ENVELOPE_LAYOUT = {
   ciphertext: 1 + RAW_POINT_BYTES + NONCE_BYTES + TAG_BYTES,
 } as const satisfies Record<string, number>;
 
-/** 94: an envelope shorter than its header is never valid (CONTRACT §8.2). */
+/** 94: an envelope shorter than its header is never valid (/docs/envelopes). */
 export const ENVELOPE_HEADER_BYTES = ENVELOPE_LAYOUT.ciphertext;
 
 export const ENVELOPE_ERROR_MESSAGES = {
-  /** The exact wording the SDKs use (CONTRACT §8.2 step 7). */
+  /** The exact wording the SDKs use (/docs/envelopes). */
   invalid_envelope: "Invalid or unsupported envelope",
   invalid_public_key: "Invalid public key: expected a base64 raw uncompressed P-256 point",
   invalid_private_key: "Invalid private key: expected a base64 PKCS#8 P-256 key",
@@ -63,7 +63,7 @@ export class EnvelopeError extends Error {
   }
 }
 
-/** Canonical standard base64 with padding: what Go's StdEncoding accepts (CONTRACT §8.2 step 8). */
+/** Canonical standard base64 with padding: what Go's StdEncoding accepts (/docs/envelopes). */
 const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /** Decodes strict base64 or returns null (lenient decoders would accept base64url or junk). */
@@ -87,20 +87,20 @@ function isRawPoint(point: Buffer): boolean {
   return point.length === RAW_POINT_BYTES && point[0] === UNCOMPRESSED_PREFIX && isOnCurve(point);
 }
 
-/** CONTRACT §8.1: the recipient key is 65 raw bytes, 0x04-prefixed, on P-256. */
+/** The recipient key is 65 raw bytes, 0x04-prefixed, on P-256 (/docs/envelopes). */
 export function parseRawPublicKey(publicKeyRawB64: string): Buffer {
   const point = findStrictBase64(publicKeyRawB64);
   if (!point || !isRawPoint(point)) throw new EnvelopeError("invalid_public_key");
   return point;
 }
 
-/** CONTRACT §9: SHA-256 over the 65 raw point bytes, lower-case hex, first 16 characters. */
+/** SHA-256 over the 65 raw point bytes, lower-case hex, first 16 characters (/docs/recipient-keys). */
 export function recipientKeyFingerprint(publicKeyRawB64: string): string {
   const point = parseRawPublicKey(publicKeyRawB64);
   return createHash("sha256").update(point).digest("hex").slice(0, 16);
 }
 
-/** CONTRACT §8.2 step 3. */
+/** HKDF-SHA256 (RFC 5869) with the salt and info above (/docs/envelopes). */
 function deriveKey(sharedSecret: Buffer): Buffer {
   return Buffer.from(hkdfSync("sha256", sharedSecret, HKDF_SALT, HKDF_INFO, KEY_BYTES));
 }
@@ -184,7 +184,7 @@ function toPrivateScalar(privateKeyPkcs8B64: string): Buffer {
   } catch (cause) {
     throw new EnvelopeError("invalid_private_key", { cause });
   }
-  // Go's SDK rejects other curves (CONTRACT §8.1); so do we.
+  // Go's SDK rejects other curves (/docs/envelopes); so do we.
   if (key.asymmetricKeyType !== "ec" || key.asymmetricKeyDetails?.namedCurve !== CURVE) {
     throw new EnvelopeError("invalid_private_key");
   }
@@ -200,7 +200,7 @@ interface EnvelopeParts {
   ciphertext: Buffer;
 }
 
-/** CONTRACT §8.2: strict base64, version 0x01, at least 94 bytes, a point on the curve. */
+/** Strict base64, version 0x01, at least 94 bytes, a point on the curve (/docs/envelopes). */
 function parseEnvelope(envelopeB64: string): EnvelopeParts {
   const bytes = findStrictBase64(envelopeB64);
   if (!bytes || bytes.length < ENVELOPE_HEADER_BYTES || bytes[0] !== VERSION) {
@@ -219,7 +219,7 @@ function parseEnvelope(envelopeB64: string): EnvelopeParts {
 /**
  * Opens an envelope with the recipient's base64 PKCS#8 private key. A wrong
  * key, a corrupted or truncated envelope or a non-JSON plaintext all throw
- * EnvelopeError("invalid_envelope"), as the SDKs reject them (CONTRACT §8.2).
+ * EnvelopeError("invalid_envelope"), as the SDKs reject them (/docs/envelopes).
  * The result is not validated: `T` is the caller's claim.
  */
 export function openJson<T = unknown>(privateKeyPkcs8B64: string, envelopeB64: string): T {
@@ -241,7 +241,7 @@ export function openJson<T = unknown>(privateKeyPkcs8B64: string, envelopeB64: s
 }
 
 /**
- * A fresh P-256 key pair in the wire formats of CONTRACT §8.1 (PKCS#8 base64,
+ * A fresh P-256 key pair in the wire formats of /docs/envelopes (PKCS#8 base64,
  * raw point base64). For tests, the demo and the sandbox: real users generate
  * theirs in the browser and partners on their own machines.
  */

@@ -3,7 +3,7 @@ import { timingSafeEqualString } from "./constant-time";
 import { getEnv } from "../env";
 
 /**
- * Keyed hashes (DESIGN.md §4, §8): secrets, keys, codes, PINs and upstream
+ * Keyed hashes (docs/architecture.md#domain-model, docs/security.md): secrets, keys, codes, PINs and upstream
  * identifiers are stored as HMAC-SHA256, never in plaintext. They are 256-bit
  * random (or, for a PIN, bound to a server secret), so a keyed hash is the
  * right tool and a slow password hash is not: a bare hash of six digits is

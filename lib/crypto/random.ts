@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 
 /**
- * Random tokens for secrets, keys, codes and ids (DESIGN.md §8: secrets are
+ * Random tokens for secrets, keys, codes and ids (see docs/security.md: secrets are
  * 256-bit random, so a keyed hash is enough to store them).
  */
 

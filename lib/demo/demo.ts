@@ -193,7 +193,7 @@ function describeRelay(fields: RelayFields): string {
 /**
  * POST /demo/callback: the form_post relay. It carries no usable cookie, so
  * the pending session is found by the keyed hash of `state`, claimed once
- * (pending → processing), checked per CONTRACT §3 and finished.
+ * (pending → processing), checked as /docs/relay describes and finished.
  */
 export async function handleDemoCallback(request: Request): Promise<Response> {
   if (!isDemoEnabled()) return demoNotFound();
@@ -250,7 +250,7 @@ async function finishCallback(
   const discovery = await discover();
   steps.push(discovery.step);
   const issuer = discovery.body?.issuer;
-  // CONTRACT §1: the document's issuer must be the one we asked, exactly.
+  // The document's issuer must be the one we asked, exactly (RFC 8414; /docs).
   if (typeof issuer !== "string" || trimSlashes(issuer) !== trimSlashes(getEnv().issuer)) {
     steps.push(step("Discovery issuer check", "the document names another issuer", false));
     return { status: "failed" };
@@ -344,7 +344,7 @@ async function formSession(
 }
 
 /**
- * POST /demo/sync (CONTRACT §7.5): decrypt each account's uid with the
+ * POST /demo/sync (/docs/sync): decrypt each account's uid with the
  * relayed key and post them; accounts that need a reconnect are not sent.
  */
 export async function handleDemoSync(request: Request): Promise<Response> {

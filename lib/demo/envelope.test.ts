@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { openEnvelope, openOptional } from "./envelope";
 
-// CONTRACT §12: the known-good vector.
+// The SDKs' known-good vector.
 const PRIVATE_KEY =
   "MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgwtrn7m/sa34/hBuZ8N4AL8a7B5LEIsXdKPtRA/QcVQehRANCAASL5jRvJBBcHolA7G4sa2gkTviz7bdoP0gKMY1yfKq7GjDSptjHojQf5NjRo7H2BjWmwpEjwv9O79Q3c3/a+35l";
 const UID_ENVELOPE =
@@ -9,7 +9,7 @@ const UID_ENVELOPE =
 const WRONG_KEY =
   "MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgdB9vjCwdrF1FckSNDHrw8M7PNNkpUB/tAK/EgAbZWvihRANCAASgg8XOKlU9VeYCee9+tQKtDSkFze10CRTA4b2gGKDlHIFw+QTf1AkjAjLfWqCJ4BctUqQtAYs0v0Y90Bw1wsBF";
 
-describe("the demo's envelope opener (CONTRACT §8.2)", () => {
+describe("the demo's envelope opener (/docs/envelopes)", () => {
   it("opens the known-good vector", () => {
     expect(openEnvelope(PRIVATE_KEY, UID_ENVELOPE)).toEqual({
       uid: "c5d93aa7-5e23-4da0-ba88-42b9a584492c",

@@ -6,7 +6,7 @@ import { openEnvelope } from "../docs/examples/open-envelope";
  */
 export { openEnvelope };
 
-/** CONTRACT §8.2 null handling: a missing envelope opens to null. */
+/** Null handling (/docs/envelopes): a missing envelope opens to null. */
 export function openOptional<T>(privateKey: string, envelope: unknown): T | null {
   return typeof envelope === "string" && envelope !== ""
     ? openEnvelope<T>(privateKey, envelope)

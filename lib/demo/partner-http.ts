@@ -4,7 +4,7 @@ import { DEMO_CLIENT_ID, demoClientSecret, demoRedirectUri } from "./secrets";
 
 /**
  * The demo partner's HTTP calls to the service's public endpoints, in the
- * published SDKs' shapes (CONTRACT §1, §4, §5, §7). Each call also returns
+ * published SDKs' shapes (/docs/token, /docs/data). Each call also returns
  * the line the demo page shows for it, so a developer sees every request.
  */
 
@@ -64,7 +64,7 @@ async function call<T>(
 
 const apiHeaders = (apiKey: string) => ({ "X-Api-Key": apiKey, Accept: "application/json" });
 
-/** CONTRACT §1: the discovery document; its `issuer` is what `iss` must equal. */
+/** The discovery document; its `issuer` is what `iss` must equal (RFC 8414; /docs). */
 export function discover() {
   return call<{ issuer?: unknown }>("GET", "/.well-known/oauth-authorization-server", {
     headers: { Accept: "application/json" },
@@ -97,7 +97,7 @@ const withoutSecret = <T>(label: string): Called<T> => ({
   },
 });
 
-/** CONTRACT §4: client_secret_basic, body in the tested order, with redirect_uri. */
+/** client_secret_basic, body in the tested order, with redirect_uri (/docs/token). */
 export async function exchangeCode(code: string, codeVerifier: string) {
   const authorization = await clientAuthorization();
   if (!authorization) return withoutSecret<TokenResponse>("POST /oauth/token");
@@ -119,7 +119,7 @@ export async function exchangeCode(code: string, codeVerifier: string) {
   });
 }
 
-/** CONTRACT §5: RFC 7009 revocation; any 2xx is success, the body is ignored. */
+/** RFC 7009 revocation; any 2xx is success, the body is ignored (/docs/token). */
 export async function revokeKey(apiKey: string) {
   const authorization = await clientAuthorization();
   if (!authorization) return withoutSecret<unknown>("POST /oauth/revoke");
@@ -163,7 +163,7 @@ export interface TransactionWire {
   enc?: string | null;
 }
 
-/** CONTRACT §7.1 */
+/** GET /api/accounts (/docs/data). */
 export function getAccounts(apiKey: string) {
   return call<AccountWire[]>("GET", "/api/accounts", {
     headers: apiHeaders(apiKey),
@@ -171,7 +171,7 @@ export function getAccounts(apiKey: string) {
   });
 }
 
-/** CONTRACT §7.2: newest first; `limit` only. */
+/** Newest first; `limit` only (/docs/data). */
 export function getTransactions(apiKey: string, accountId: string, limit: number) {
   return call<{ items?: TransactionWire[]; total?: number }>(
     "GET",
@@ -189,7 +189,7 @@ export interface SyncResult {
   failures?: { accountId: string; reason: string; bankErrorCode?: string | null }[];
 }
 
-/** CONTRACT §7.5: POST /api/sync with the decrypted uids. */
+/** POST /api/sync with the decrypted uids (/docs/sync). */
 export function syncAll(apiKey: string, items: { accountId: string; uid: string }[]) {
   return call<SyncResult>("POST", "/api/sync", {
     headers: { ...apiHeaders(apiKey), "Content-Type": "application/json" },

@@ -28,7 +28,7 @@ const SUCCESS = {
   publicKey: "BIvm",
 };
 
-describe("PKCE and state (CONTRACT §2)", () => {
+describe("PKCE and state (/docs/flow)", () => {
   it("derives the RFC 7636 Appendix B challenge", () => {
     expect(toCodeChallenge("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")).toBe(
       "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
@@ -56,7 +56,7 @@ describe("PKCE and state (CONTRACT §2)", () => {
     );
   });
 
-  it("percent-encodes id and secret before Basic (CONTRACT §4 vector)", () => {
+  it("percent-encodes id and secret before Basic (the SDKs' test vector)", () => {
     expect(basicAuthorization("obc_demo", "s3cret:with/odd chars")).toBe(
       `Basic ${Buffer.from("obc_demo:s3cret%3Awith%2Fodd%20chars").toString("base64")}`,
     );
@@ -72,7 +72,7 @@ describe("constantTimeEquals", () => {
   });
 });
 
-describe("parseRelay (CONTRACT §3, newest rules)", () => {
+describe("parseRelay (/docs/relay, newest rules)", () => {
   it("accepts a relay with matching state and iss", () => {
     expect(parseRelay(relay(SUCCESS), expected("st-1"))).toEqual({
       kind: "success",

@@ -2,12 +2,12 @@ import { createHash, randomBytes } from "node:crypto";
 import { timingSafeEqualString } from "../crypto/constant-time";
 
 /**
- * The demo partner's protocol helpers, written from CONTRACT.md alone (§2
- * authorize, §3 relay, §4 token): what any external partner would write.
+ * The demo partner's protocol helpers, written from the partner docs alone (/docs/flow,
+ * /docs/relay, /docs/token): what any external partner would write.
  * It deliberately shares no code with the service's own lib/oauth.
  */
 
-/** CONTRACT §2 createPkce(): 32 random bytes, base64url (43 chars). */
+/** createPkce() (/docs/flow): 32 random bytes, base64url (43 chars). */
 export function createCodeVerifier(): string {
   return randomBytes(32).toString("base64url");
 }
@@ -17,7 +17,7 @@ export function toCodeChallenge(verifier: string): string {
   return createHash("sha256").update(verifier, "ascii").digest("base64url");
 }
 
-/** CONTRACT §2 createState(): 16 random bytes, base64url (22 chars). */
+/** createState() (/docs/flow): 16 random bytes, base64url (22 chars). */
 export function createState(): string {
   return randomBytes(16).toString("base64url");
 }
@@ -42,7 +42,7 @@ export interface AuthorizeRequest {
   codeChallenge: string;
 }
 
-/** CONTRACT §2: the query in the SDK's order, always form_post and S256. */
+/** The query in the SDK's order, always form_post and S256 (/docs/flow). */
 export function buildAuthorizeUrl(request: AuthorizeRequest): string {
   const query = new URLSearchParams([
     ["response_type", "code"],
@@ -57,7 +57,7 @@ export function buildAuthorizeUrl(request: AuthorizeRequest): string {
   return `${trimSlashes(request.issuer)}/oauth/authorize?${query}`;
 }
 
-/** CONTRACT §4: Basic over the percent-encoded id and secret. */
+/** Basic over the percent-encoded id and secret (/docs/token). */
 export function basicAuthorization(clientId: string, clientSecret: string): string {
   const pair = `${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`;
   return `Basic ${Buffer.from(pair, "utf8").toString("base64")}`;
@@ -91,7 +91,7 @@ export type RelayOutcome =
   | { kind: "state_mismatch" | "issuer_mismatch" | "missing_code" | "missing_private_key" };
 
 /**
- * CONTRACT §3 parseRelay, newest rules, in order: state (the caller's
+ * parseRelay (/docs/relay), newest rules, in order: state (the caller's
  * constant-time check; the demo keeps only a keyed hash of it), then iss
  * against the discovered issuer (non-empty, trailing slashes ignored,
  * constant time), only then `error`, then code, then privateKey.

@@ -101,7 +101,7 @@ async function readAccount(
       return {
         id: item.id,
         date: item.bookingDate ?? item.transactionDate ?? null,
-        // CONTRACT §8.4: amounts are unsigned; the indicator gives the sign.
+        // Amounts are unsigned; the indicator gives the sign (/docs/envelopes).
         amount: debit ? `-${amount}` : amount,
         currency: item.currency,
         description:

@@ -8,8 +8,8 @@ import { successFields, type RelayField } from "../oauth/relay";
 
 /**
  * The user approves the flow on the consent screen: the tenant is settled and
- * a one-time code minted (SPEC 3.1; DESIGN.md §6.5 — minted at approval, so its
- * 300 seconds start when the partner receives it). Returns what the relay
+ * a one-time code minted (RFC 6749 §4.1.2; docs/protocol.md#authorization-codes: minted at
+ * approval, so its 300 seconds start when the partner receives it). Returns what the relay
  * posts; in user-key mode the browser fills privateKey/publicKey itself.
  */
 export interface Approval {

@@ -23,7 +23,7 @@ import { resolveNextStep } from "./steps";
 import { readBodyTextOrRefuse } from "../http/body-limits";
 
 /**
- * The bank picker (DESIGN.md §6.4): start a consent at the upstream, then
+ * The bank picker (/docs/flow): start a consent at the upstream, then
  * take its callback, fetch, seal to the tenant's key and store.
  */
 
@@ -136,7 +136,7 @@ export const lastCountryCookieName = () =>
   cookieName(LAST_COUNTRY_COOKIE, getEnv().issuer.startsWith("https://"));
 
 /**
- * GET /banks/renew (CONTRACT §2 renew_connection): straight to the bank of
+ * GET /banks/renew (renew_connection, /docs/flow): straight to the bank of
  * the connection the flow renews, for the same kind of customer. Anything
  * else (no renewal, a connection of another tenant) falls back to the picker.
  */

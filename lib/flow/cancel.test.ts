@@ -46,7 +46,7 @@ const fieldsOf = (html: string) =>
     ]),
   );
 
-describe("cancel (SPEC 4.2 outcome 5, 7.1 access_denied)", () => {
+describe("cancel (access_denied, /docs/flow)", () => {
   it("form-posts access_denied with iss and state, and ends the flow", async () => {
     const { flow, cookie } = await startFlow();
     const response = await cancel(cookie, csrfToken(flow, "cancel"));

@@ -12,14 +12,14 @@ import { isSameOrigin } from "../http/origin";
 import { FLOW_ENDED_PATH, seeOther, STALE_TAB_PATH } from "./dead-ends";
 import { findBrowserFlow } from "./flows";
 
-/** CONTRACT §3: the description the SDK tests pin for a cancel. */
+/** The description the SDK tests pin for a cancel (/docs/relay). */
 export const ACCESS_DENIED_DESCRIPTION = "the user declined the authorization";
 
 /**
- * POST /oauth/cancel (SPEC 4.2 outcome 5, 4.7): "back to the partner" on any
+ * POST /oauth/cancel (/docs/flow): "back to the partner" on any
  * screen. Bound to the browser's flow, same-origin and CSRF-checked; ends the
  * flow and form-posts access_denied to its redirect URI. Rate-limited by the
- * proxy (SPEC 8.1).
+ * proxy (/docs/errors).
  */
 export async function handleCancelRequest(request: Request): Promise<Response> {
   const refuse = (status: number, description: string) =>

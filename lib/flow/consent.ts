@@ -13,7 +13,7 @@ import { resolveNextStep, tenantHasConnection } from "./steps";
 import { readBodyTextOrRefuse } from "../http/body-limits";
 
 /**
- * POST /consent/approve (DESIGN.md §6.5–6.6).
+ * POST /consent/approve (/docs/flow).
  * - Partner-key mode (a form): consent comes first; then the bank picker, or
  *   straight to the server-rendered relay when a bank is already connected.
  * - User-key mode (JSON from the consent page's script): mints the code and

@@ -3,7 +3,7 @@ import { timingSafeEqualString } from "../crypto/constant-time";
 import { db } from "../db/client";
 
 /**
- * CSRF protection for the flow's browser POSTs (DESIGN.md §8): a token bound
+ * CSRF protection for the flow's browser POSTs (docs/security.md): a token bound
  * to the flow and the action, derived from the flow's secret, plus a check
  * that the request comes from this service's own origin.
  *

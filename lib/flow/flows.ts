@@ -7,8 +7,8 @@ import { getEnv } from "../env";
 import { cookieName, readCookie, serializeCookie } from "../http/cookies";
 
 /**
- * Flows: one authorization request each (DESIGN.md §4), bound to the browser
- * by the Connect flow cookie (SPEC 8.2: 1 hour). The cookie carries the flow
+ * Flows: one authorization request each (docs/architecture.md#domain-model), bound to the browser
+ * by the Connect flow cookie (1 hour, /docs/errors). The cookie carries the flow
  * id and a secret; only the secret's keyed hash is stored.
  */
 
@@ -174,7 +174,7 @@ export async function keyModeFor(
 }
 
 /**
- * DESIGN.md §6.6: in user-key mode onboarding (key setup, a first bank) comes
+ * Per /docs/flow, in user-key mode onboarding (key setup, a first bank) comes
  * before consent; in partner-key mode consent comes first.
  */
 export function firstStepFor(input: {
@@ -197,7 +197,7 @@ export const STEP_PATHS: Record<FlowStep, string> = {
   done: "/",
 };
 
-/** Where the bank's consent for a renewal starts (CONTRACT §2 renew_connection). */
+/** Where the bank's consent for a renewal starts (renew_connection, /docs/flow). */
 export const RENEW_PATH = "/banks/renew";
 
 /**

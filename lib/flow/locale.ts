@@ -1,6 +1,6 @@
 import { negotiateLocale, type Locale } from "../i18n/locales";
 
-/** The screens whose language follows the browser's flow (DESIGN.md §6.9). */
+/** The screens whose language follows the browser's flow (docs/architecture.md#languages). */
 export const FLOW_SCREEN_PREFIXES = [
   "/login",
   "/setup",
@@ -17,7 +17,8 @@ export function isFlowScreen(pathname: string): boolean {
 }
 
 /**
- * SPEC 4.2 / DESIGN.md §6.9: ui_locales (kept on the flow) forces the language;
+ * The flow's language (/docs/flow, docs/architecture.md#languages): ui_locales
+ * (kept on the flow) forces it;
  * otherwise the user's choice, the partner's default, Accept-Language, en.
  */
 export function flowLocale(input: {

@@ -20,7 +20,7 @@ import { flowLocale } from "./locale";
 import { readBodyTextOrRefuse } from "../http/body-limits";
 
 /**
- * The sign-in forms (SPEC 1, 5.8; DESIGN.md §6.2). Plain HTML form posts, so
+ * The sign-in forms (docs/protocol.md#sign-in). Plain HTML form posts, so
  * they work without JavaScript; each answers with a redirect back to /login
  * carrying what the page should say, or, signed in, to the return URL.
  */

@@ -4,7 +4,7 @@ import { db } from "../db/client";
 import { firstStepFor, keyModeFor, keyModeOf, STEP_PATHS, type KeyMode } from "./flows";
 
 /**
- * Where a signed-in user's flow goes next (DESIGN.md §6.6), recomputed from
+ * Where a signed-in user's flow goes next (/docs/flow), recomputed from
  * what is true now: user-key mode onboards (key, first bank) before consent;
  * partner-key mode asks consent first, then a bank, then relays.
  */

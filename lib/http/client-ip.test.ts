@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CLIENT_IP_HEADER, clientIpOf, resolveClientIp } from "./client-ip";
 
-describe("client address (DESIGN.md §8: trusted proxy headers only)", () => {
+describe("client address (see docs/security.md: trusted proxy headers only)", () => {
   it("uses the socket address when no proxy is trusted, ignoring X-Forwarded-For", () => {
     expect(resolveClientIp("203.0.113.9", "1.2.3.4", 0)).toBe("203.0.113.9");
   });

@@ -1,7 +1,7 @@
 import { isIP } from "node:net";
 
 /**
- * The client address, from trusted sources only (DESIGN.md §8). The service's
+ * The client address, from trusted sources only (docs/security.md). The service's
  * own HTTP server stamps CLIENT_IP_HEADER on every request, overwriting
  * whatever the client sent, from the socket address — or, behind N trusted
  * reverse proxies, from the Nth X-Forwarded-For entry counted from the right

@@ -1,7 +1,7 @@
 import { errorJson, privateJson } from "./respond";
 
 /**
- * Requests refused before routing (DESIGN.md §8: bad input gets a clear 4xx,
+ * Requests refused before routing (see docs/security.md: bad input gets a clear 4xx,
  * never a 500). Next answers a TRACE or an unknown method with a 500, and a
  * dynamic path segment that is not valid percent-encoding (or that encodes a
  * NUL, which no id can hold) fails while Next decodes the route's params.

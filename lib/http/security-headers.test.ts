@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { baselineHeaders, pageCsp } from "./security-headers";
 
-describe("security headers (DESIGN.md §6.9, §8)", () => {
+describe("security headers (docs/security.md)", () => {
   it("sends HSTS only when served over https", () => {
     expect(baselineHeaders({ https: true })["Strict-Transport-Security"]).toBe(
       "max-age=63072000; includeSubDomains",

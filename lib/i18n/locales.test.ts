@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fromAcceptLanguage, fromUiLocales, negotiateLocale, toSupportedLocale } from "./locales";
 
-describe("ui_locales (SPEC 4.2)", () => {
+describe("ui_locales (/docs/flow)", () => {
   it("takes the first supported primary subtag, case-insensitively", () => {
     expect(fromUiLocales("xx-YY DA-dk en")).toBe("da");
     expect(fromUiLocales("en-GB sv")).toBe("en");
@@ -28,7 +28,7 @@ describe("Accept-Language", () => {
   });
 });
 
-describe("negotiateLocale (DESIGN.md §6.9 order)", () => {
+describe("negotiateLocale (docs/architecture.md#languages)", () => {
   it("prefers ui_locales over everything", () => {
     expect(
       negotiateLocale({

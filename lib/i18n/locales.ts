@@ -1,4 +1,4 @@
-/** The 12 languages of every screen and mail (SPEC 2.5 defaultLanguage). */
+/** The 12 languages of every screen and mail (defaultLanguage, docs/protocol.md#branding). */
 export const locales = [
   "da",
   "de",
@@ -29,7 +29,7 @@ export function toSupportedLocale(tag: string): Locale | null {
   return isLocale(candidate) ? candidate : null;
 }
 
-/** SPEC 4.2: the first supported locale of a space-separated `ui_locales`. */
+/** The first supported locale of a space-separated `ui_locales` (/docs/flow). */
 export function fromUiLocales(uiLocales: string | null | undefined): Locale | null {
   for (const tag of (uiLocales ?? "").split(/\s+/)) {
     if (!tag) continue;
@@ -59,7 +59,7 @@ export function fromAcceptLanguage(header: string | null | undefined): Locale | 
 }
 
 /**
- * DESIGN.md §6.9: ui_locales → the user's choice → the partner's default →
+ * Per docs/architecture.md#languages, ui_locales → the user's choice → the partner's default →
  * Accept-Language → en.
  */
 export function negotiateLocale(sources: {

@@ -4,7 +4,7 @@ import { loadMessages } from "./messages";
 
 /**
  * Translations outside React (the relay page, e-mails): the same catalogues
- * and namespaces as the screens (STYLE.md rule 11).
+ * and namespaces as the screens (docs/architecture.md#english-messages-are-the-source).
  */
 export async function relayLabels(locale: Locale) {
   const t = createTranslator({ locale, messages: await loadMessages(locale), namespace: "Relay" });

@@ -5,14 +5,14 @@ import { keyedHash, keyedHashCandidates } from "../crypto/keyed-hash";
 import { randomToken } from "../crypto/random";
 
 /**
- * API keys (SPEC 3.2): `ebk_` + 256 random bits, stored as a keyed hash with
+ * API keys (docs/protocol.md#api-keys): `ebk_` + 256 random bits, stored as a keyed hash with
  * tenant, client, scope and a 365-day expiry. Only the first 12 characters
  * are ever shown again. Every request looks the key up in the database: no
- * in-process cache may make a revoked key work again (DESIGN.md §3).
+ * in-process cache may make a revoked key work again (docs/security.md).
  */
 
 export const API_KEY_PREFIX = "ebk_";
-/** SPEC 2.3, 8.2: 31536000 seconds. */
+/** 31536000 seconds, 365 days (/docs/token, /docs/errors). */
 export const API_KEY_LIFETIME_SECONDS = 365 * 24 * 60 * 60;
 const SHOWN_PREFIX_LENGTH = 12;
 
@@ -48,7 +48,7 @@ export type ApiKeyCredential =
   { kind: "none" } | { kind: "conflict" } | { kind: "key"; key: string };
 
 /**
- * SPEC 5.3: `Authorization: Bearer <key>` or `X-Api-Key: <key>`, identical in
+ * The key is sent as `Authorization: Bearer <key>` or `X-Api-Key: <key>`, identical in
  * effect. Two different keys in one request is a conflict, never a choice.
  */
 export function readApiKeyCredential(request: Request): ApiKeyCredential {
@@ -62,8 +62,8 @@ export function readApiKeyCredential(request: Request): ApiKeyCredential {
 }
 
 /**
- * The active key's principal, or null when unknown, revoked or expired (SPEC
- * 3.2): one statement joins the key to its tenant, user, client and the
+ * The active key's principal, or null when unknown, revoked or expired
+ * (docs/protocol.md#api-keys): one statement joins the key to its tenant, user, client and the
  * client's partner, so every data request pays one round trip for it.
  */
 export async function findActiveApiKey(

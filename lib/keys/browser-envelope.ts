@@ -1,5 +1,5 @@
 /**
- * Opening a CONTRACT §8 envelope with Web Crypto, in the browser: what the
+ * Opening an envelope (/docs/envelopes) with Web Crypto, in the browser: what the
  * dashboard needs to answer the recipient-key possession challenge with a
  * key it has just generated, without the private key leaving the page.
  */

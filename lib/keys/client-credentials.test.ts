@@ -87,7 +87,7 @@ describe("verifyClientSecret", () => {
     expect(verifyClientSecret(client, client.secretHash, NOW)).toBe(false);
   });
 
-  describe("after a rotation (SPEC 5.2)", () => {
+  describe("after a rotation (docs/protocol.md#client-authentication)", () => {
     const next = generateClientSecret();
     const rotated = toRotatedSecretHashes(client.secretHash, next, NOW);
 

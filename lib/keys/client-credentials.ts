@@ -2,9 +2,9 @@ import { keyedHash, matchesKeyedHash } from "../crypto/keyed-hash";
 import { randomAlphanumeric, randomToken, SECRET_BYTES } from "../crypto/random";
 
 /**
- * Connect client ids and secrets (DESIGN.md §4 Client; SPEC 5.1, 5.2).
+ * Connect client ids and secrets (docs/architecture.md#domain-model, docs/protocol.md#client-authentication).
  * Secrets are 256-bit random, shown once, and stored only as a keyed hash
- * (DESIGN.md §8); they are compared in constant time.
+ * (docs/security.md); they are compared in constant time.
  */
 
 export const CLIENT_ID_PREFIX = "obc_";
@@ -15,7 +15,7 @@ export const canNameClient = (clientId: string) =>
 export const CLIENT_SECRET_PREFIX = "obs_";
 const CLIENT_ID_RANDOM_LENGTH = 24;
 
-/** SPEC 5.2: the secret before a rotation stays valid for 24 hours. */
+/** The secret before a rotation stays valid for 24 hours (docs/protocol.md#client-authentication). */
 export const PREVIOUS_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
 
 /**
@@ -24,7 +24,7 @@ export const PREVIOUS_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
  * (`obc_demo_budget_app`) fit too.
  */
 const OBC_ID_PATTERN = /^obc_[A-Za-z0-9_-]{8,60}$/;
-/** First-generation ids (DESIGN.md §4: older ids without the prefix are allowed). */
+/** First-generation ids (see docs/architecture.md#domain-model: older ids without the prefix are allowed). */
 const LEGACY_ID_PATTERN = /^[A-Za-z0-9_.-]{3,64}$/;
 
 /** A fresh client id: `obc_` + 24 random alphanumerics (~143 bits). */
@@ -43,7 +43,7 @@ export function isWellFormedObcClientId(id: string): boolean {
 
 /**
  * Why an administrator-chosen client id is refused, or null when it is fine.
- * An id starting with `obc_` is treated as a new-style client (SPEC 4.2:
+ * An id starting with `obc_` is treated as a new-style client (/docs/flow:
  * response_type becomes required), so it must be a well-formed one.
  */
 export function describeClientIdProblem(id: string): string | null {
@@ -69,7 +69,7 @@ export interface ClientSecretHashes {
 }
 
 /**
- * SPEC 5.2: the presented secret is the current one, or the previous one while
+ * Per docs/protocol.md#client-authentication, the presented secret is the current one, or the previous one while
  * its 24-hour grace lasts. Both comparisons always run, in constant time.
  */
 export function verifyClientSecret(
@@ -93,7 +93,7 @@ function isPreviousSecretInGrace(client: ClientSecretHashes, now: Date): boolean
   );
 }
 
-/** SPEC 5.2 rotation: the current hash becomes the previous one, valid 24 h from `now`. */
+/** Rotation (docs/protocol.md#client-authentication): the current hash becomes the previous one, valid 24 h from `now`. */
 export function toRotatedSecretHashes(
   currentHash: string,
   newSecret: string,

@@ -1,8 +1,8 @@
 /**
- * Mail failures, keyed by a code (STYLE.md rule 4). A failure is never
+ * Mail failures, keyed by a code (docs/architecture.md#typed-errors). A failure is never
  * swallowed: "e-mail that silently does nothing" is a listed anti-pattern.
  * The provider's own answer rides in `cause`, for the logs; the message is
- * one plain line without addresses, links or codes (DESIGN.md §8).
+ * one plain line without addresses, links or codes (docs/security.md).
  */
 
 export const MAIL_ERROR_CODES = [

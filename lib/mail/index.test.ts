@@ -4,7 +4,7 @@ import { MailError } from "./errors";
 
 const FROM = "Bank Connect <no-reply@example.com>";
 
-describe("choosing the mailer by configuration (STYLE.md rule 10)", () => {
+describe("choosing the mailer by configuration (docs/architecture.md#integrations-behind-small-interfaces)", () => {
   it("sends through Resend when RESEND_API_KEY is set", () => {
     expect(createMailer({ mode: "production", resendApiKey: "re_test", mailFrom: FROM }).name).toBe(
       "resend",

@@ -4,7 +4,7 @@ import { log } from "../log";
 import type { Mailer, MailMessage } from "./types";
 
 /**
- * The local mailer (DESIGN.md §3: "Mail goes to a local outbox"): every
+ * The local mailer (README.md: development mail stays local): every
  * message is stored in the OutboxMessage table instead of being sent, with
  * its link and code, so a developer (`npm run admin -- mail last --to …`) and
  * the Playwright journeys can read it. Chosen only in local mode without a
@@ -25,7 +25,7 @@ export class OutboxMailer implements Mailer {
         code: message.code ?? null,
       },
     });
-    // DESIGN.md §8: neither the link nor the code is logged, only where to find them.
+    // Neither the link nor the code is logged, only where to find them (docs/security.md).
     log.info("mail.stored_in_outbox", { read_with: "npm run admin -- mail last --to <address>" });
   }
 }

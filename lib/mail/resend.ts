@@ -6,7 +6,8 @@ import type { Mailer, MailMessage } from "./types";
  * The real mailer: Resend's HTTP API through its official client. The client
  * answers `{ data, error }` instead of throwing; every error becomes a typed
  * MailError here, so a refused or lost sign-in mail is never mistaken for a
- * sent one (STYLE.md: no e-mail that silently does nothing).
+ * sent one (docs/architecture.md#integrations-behind-small-interfaces: no e-mail
+ * that silently does nothing).
  */
 
 /** Resend's client has no timeout of its own; a sign-in request must not hang on it. */

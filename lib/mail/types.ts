@@ -1,5 +1,5 @@
 /**
- * The mail integration's interface (STYLE.md rule 10): a real implementation
+ * The mail integration's interface (docs/architecture.md#integrations-behind-small-interfaces): a real implementation
  * (Resend) and a local one (the outbox table), chosen by configuration in
  * lib/mail/index.ts. Callers only ever see `Mailer`.
  */

@@ -16,7 +16,7 @@ import {
 
 const CHALLENGE = toS256Challenge(newVerifier());
 
-/** CONTRACT §2: the SDK's parameters, in its order; null removes one. */
+/** The SDK's parameters, in its order; null removes one (/docs/flow). */
 function authorizeUrl(
   client: TestClient,
   overrides: Record<string, string | null> = {},
@@ -66,7 +66,7 @@ async function expectBadRequest(response: Response, description: RegExp) {
   expect(body.error_description).toMatch(description);
 }
 
-describe("authorize: client and redirect URI come first (SPEC 4.2 outcome 3)", () => {
+describe("authorize: client and redirect URI come first (/docs/flow)", () => {
   it("unknown client_id → 400 JSON invalid_request, nothing sent anywhere", async () => {
     const client = await createTestClient();
     await expectBadRequest(
@@ -119,7 +119,7 @@ describe("authorize: client and redirect URI come first (SPEC 4.2 outcome 3)", (
   });
 });
 
-describe("authorize: every other error is form-posted (SPEC 7.1)", () => {
+describe("authorize: every other error is form-posted (/docs/errors)", () => {
   const rows: [string, Record<string, string | null>, string][] = [
     ["response_type other than code", { response_type: "token" }, "unsupported_response_type"],
     ["response_type missing for an obc_ client", { response_type: null }, "invalid_request"],
@@ -207,7 +207,7 @@ describe("authorize: every other error is form-posted (SPEC 7.1)", () => {
   });
 });
 
-describe("authorize: a valid request (SPEC 4.2 outcomes 1 and 2)", () => {
+describe("authorize: a valid request (/docs/flow)", () => {
   it("creates a flow, sets the 1-hour flow cookie and sends a signed-out user to login", async () => {
     const client = await createTestClient();
     const url = authorizeUrl(client, {}, [

@@ -12,13 +12,13 @@ import { errorFields, relayResponse } from "./relay";
 import { oauthJson, withRetryAfter } from "./responses";
 
 /**
- * GET /oauth/authorize (SPEC 4.2, 7.1; CONTRACT §2). Client and exact redirect
+ * GET /oauth/authorize (/docs/flow, /docs/errors). Client and exact redirect
  * URI are checked first and answer 400 JSON, never sending anything to an
- * unverified address (STYLE.md rule 5). Every later rule answers with the
+ * unverified address (docs/architecture.md#no-redirect-before-verification). Every later rule answers with the
  * form_post error relay to the verified redirect URI.
  */
 
-/** CONTRACT §3: the SDKs pin these descriptions as literal strings. */
+/** The SDKs pin these descriptions as literal strings (/docs/relay). */
 export const PARTNER_KEY_MISSING =
   "this partner has not installed its decryption key; no authorizations can be started until it does";
 export const PARTNER_SUSPENDED = "this partner is suspended; no authorizations can be started";
@@ -64,7 +64,7 @@ async function assertClient(params: URLSearchParams): Promise<AuthorizeClient> {
   return client;
 }
 
-/** SPEC 8.3: matched exactly, character for character. */
+/** Matched exactly, character for character (docs/protocol.md#redirect-uris). */
 function assertRedirectUri(params: URLSearchParams, client: AuthorizeClient): string {
   const redirectUri = singleUnverified(params, "redirect_uri");
   if (!client.redirectUris.includes(redirectUri)) {
@@ -97,7 +97,7 @@ function assertNoDuplicateParams(params: URLSearchParams): void {
     );
 }
 
-/** SPEC 4.2: required for obc_ clients; older ids default to code. */
+/** Required for obc_ clients; older ids default to code (/docs/flow). */
 function checkResponseType(params: URLSearchParams, clientId: string): void {
   const responseType = optionalParam(params, "response_type");
   if (responseType === null) {
@@ -109,14 +109,14 @@ function checkResponseType(params: URLSearchParams, clientId: string): void {
     throw new OAuthError("unsupported_response_type", "only response_type=code is supported");
 }
 
-/** SPEC 4.2: only form_post, which is also the default. */
+/** Only form_post, which is also the default (/docs/flow). */
 function checkResponseMode(params: URLSearchParams): void {
   const responseMode = optionalParam(params, "response_mode") ?? "form_post";
   if (responseMode !== "form_post")
     throw new OAuthError("invalid_request", "only response_mode=form_post is supported");
 }
 
-/** SPEC 5.6: PKCE with S256 is mandatory. */
+/** PKCE with S256 is mandatory (RFC 7636). */
 function checkCodeChallenge(params: URLSearchParams): string {
   const challenge = optionalParam(params, "code_challenge");
   if (challenge === null) throw new OAuthError("invalid_request", "code_challenge is required");
@@ -156,7 +156,7 @@ function checkRenewConnection(params: URLSearchParams): string | null {
   return id;
 }
 
-/** CONTRACT §3: refused partners answer temporarily_unavailable. */
+/** Refused partners answer temporarily_unavailable (/docs/relay). */
 function checkPartnerAvailable(client: AuthorizeClient): void {
   const partner = client.partner;
   if (!partner) return;

@@ -58,7 +58,7 @@ export async function authenticateApiKeyOrRefuse(
 }
 
 /**
- * SPEC 5.5: a key's scope permits exactly the five data operations; every
+ * Per /docs/data, a key's scope permits exactly the five data operations; every
  * other API path answers 403 insufficient_scope to a valid key.
  */
 export async function refuseOutsideScope(request: Request): Promise<Response> {

@@ -7,7 +7,7 @@ import {
 import { OAuthError } from "./errors";
 
 /**
- * Client authentication for token and revoke (SPEC 5.1, CONTRACT §4):
+ * Client authentication for token and revoke (docs/protocol.md#client-authentication, /docs/token):
  * client_secret_basic or client_secret_post, never both.
  */
 
@@ -29,7 +29,7 @@ export function usesBasicAuth(request: Request): boolean {
 }
 
 /**
- * CONTRACT §4: base64-decode, split on the first colon, then percent-decode
+ * Per /docs/token, base64-decode, split on the first colon, then percent-decode
  * each half (decodeURIComponent-style: `+` stays a plus).
  */
 export function parseBasicCredentials(header: string): { clientId: string; clientSecret: string } {
@@ -57,7 +57,7 @@ export function readClientCredentials(
   const authorization = request.headers.get("authorization");
   const inBody = body.clientId !== null || body.clientSecret !== null;
   if (authorization && usesBasicAuth(request)) {
-    // SPEC 5.1: both methods at once is invalid_request.
+    // Both methods at once is invalid_request (docs/protocol.md#client-authentication).
     if (body.clientSecret !== null) {
       throw new OAuthError(
         "invalid_request",
@@ -84,7 +84,7 @@ export function readClientCredentials(
 }
 
 /**
- * Unknown client and wrong secret answer alike (SPEC 7.2). One statement reads
+ * Unknown client and wrong secret answer alike (/docs/errors). One statement reads
  * the client, both secret hashes and its partner's status; the secret is
  * compared here, in constant time, never in SQL.
  */

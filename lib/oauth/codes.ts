@@ -9,7 +9,7 @@ import { OAuthError } from "./errors";
 import { isWellFormedVerifier, toS256Challenge } from "./pkce";
 
 /**
- * Authorization codes (SPEC 3.1): random, stored as a keyed hash, valid 300
+ * Authorization codes (RFC 6749 §4.1.2; docs/protocol.md#authorization-codes): random, stored as a keyed hash, valid 300
  * seconds, bound to client, redirect URI and tenant. Redeemed by one
  * conditional update, so exactly one of any number of concurrent requests
  * wins; the code is consumed before the verifier is checked.
@@ -54,7 +54,7 @@ export interface Redemption {
   /** The authenticated client and its partner (for the audit log). */
   clientId: string;
   partnerId: string | null;
-  /** SPEC 4.3: checked only when sent. */
+  /** Checked only when sent (/docs/token). */
   redirectUri: string | null;
   /** The client's address, for the audit log. */
   clientIp?: string | null;
@@ -77,7 +77,8 @@ interface Consumed {
 }
 
 /**
- * SPEC 3.1 in one statement, atomic by itself: the code is consumed when it
+ * Single use (RFC 6749 §4.1.2; docs/protocol.md#authorization-codes) in one
+ * statement, atomic by itself: the code is consumed when it
  * is this client's, unexpired, unconsumed and (when sent) for this redirect
  * URI, whatever the verifier; only when the verifier's S256 matches the
  * stored challenge does the same statement insert the key, link it to the
@@ -141,7 +142,7 @@ async function consumeAndMint(
 /**
  * A redemption that consumed nothing: when the code is this client's and
  * was consumed already, this is a replay, and the key its first use minted
- * is revoked (SPEC 3.1), with its event, in one transaction. Rare by
+ * is revoked (RFC 6749 §4.1.2; docs/protocol.md#authorization-codes), with its event, in one transaction. Rare by
  * nature, so it keeps the plain ORM calls.
  */
 async function revokeReplayedKey(request: Redemption, now: Date): Promise<void> {

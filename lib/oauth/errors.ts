@@ -1,7 +1,7 @@
 import { isDatabaseUnavailable } from "../db/faults";
 
 /**
- * OAuth errors, keyed by their RFC code (STYLE.md rule 4). The HTTP status
+ * OAuth errors, keyed by their RFC code (docs/architecture.md#typed-errors). The HTTP status
  * comes from one table; internals ride in `cause` and are logged, never
  * serialized. An unreachable database becomes `temporarily_unavailable` (503);
  * anything else unexpected becomes `server_error`.

@@ -1,7 +1,7 @@
 import { GRANT_TYPES } from "./grants";
 
 /**
- * RFC 8414 server metadata (SPEC 2.1, CONTRACT §1). The vendor block's name
+ * RFC 8414 server metadata (/docs). The vendor block's name
  * is a deployment setting; the published SDKs expect `open_banking_io`.
  */
 
@@ -10,7 +10,7 @@ export const RELAY_FIELDS = ["code", "state", "iss", "privateKey", "publicKey"] 
 export const CLIENT_AUTH_METHODS = ["client_secret_post", "client_secret_basic"] as const;
 export const API_KEY_HEADER = "X-Api-Key";
 export const LOGIN_CHALLENGES = ["pin_code"] as const;
-/** SPEC 8.2: the discovery response may be cached for one hour. */
+/** The discovery response may be cached for one hour (/docs/errors). */
 export const METADATA_MAX_AGE_SECONDS = 3600;
 
 export interface MetadataSettings {

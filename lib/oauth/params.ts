@@ -4,7 +4,7 @@ import { BodyTooLargeError, readBodyText as readLimitedText } from "../http/body
 /** Request bodies larger than this are refused before parsing. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
-/** STYLE.md rule 6: a parameter given twice is refused (RFC 6749 §3.1). */
+/** A parameter given twice is refused (RFC 6749 §3.1; docs/architecture.md#parse-dont-validate). */
 export function findDuplicate(params: URLSearchParams): string | null {
   const seen = new Set<string>();
   for (const name of params.keys()) {
@@ -29,7 +29,7 @@ export function optionalParam(params: URLSearchParams, name: string): string | n
   return value === null || value === "" ? null : value;
 }
 
-/** Parameter names echoed in ASCII descriptions (SPEC: error_description is ASCII). */
+/** Parameter names echoed in ASCII descriptions (RFC 6749 §4.1.2.1: error_description is ASCII). */
 export function asciiName(name: string): string {
   return name.replace(/[^\x20-\x7e]/g, "?").slice(0, 64);
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isWellFormedS256Challenge, toS256Challenge, verifiesS256 } from "./pkce";
 
-// RFC 7636 Appendix B (CONTRACT §12).
+// RFC 7636 Appendix B, the vector the SDKs test against too.
 const VERIFIER = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
 const CHALLENGE = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
 

@@ -9,8 +9,8 @@ function fieldNames(html: string): string[] {
   return [...html.matchAll(/<input type="hidden" name="([^"]*)"/g)].map((m) => m[1] ?? "");
 }
 
-describe("relay page (SPEC 2.2, DESIGN.md §6.7)", () => {
-  it("posts the success fields in the SPEC order", () => {
+describe("relay page (/docs/relay)", () => {
+  it("posts the success fields in the documented order (/docs/relay)", () => {
     const html = renderRelayHtml(
       "https://app.example.com/callback",
       successFields({ code: "c", state: "s", iss: ISS, privateKey: "", publicKey: "" }),

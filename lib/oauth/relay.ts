@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { escapeHtml } from "../http/html";
 
 /**
- * The form_post relay page (SPEC 2.2, 4.2; DESIGN.md §6.7): an HTML form
+ * The form_post relay page (/docs/relay, /docs/flow): an HTML form
  * posted to the partner's redirect URI by a script whose hash is the only one
  * the page's CSP allows. No inline handlers; a <noscript> button for browsers
  * without JavaScript; never cached, never sends a Referer. The CSP has no
@@ -81,7 +81,7 @@ export function relayResponse(
   });
 }
 
-/** SPEC 2.2: code, state, iss, privateKey, publicKey — in this order. */
+/** Code, state, iss, privateKey, publicKey — in this order (/docs/relay). */
 export function successFields(input: {
   code: string;
   state: string | null;
@@ -98,7 +98,7 @@ export function successFields(input: {
   ];
 }
 
-/** SPEC 2.2: error, error_description, iss and, when supplied, state. */
+/** Error, error_description, iss and, when supplied, state (/docs/relay). */
 export function errorFields(input: {
   error: string;
   description: string;

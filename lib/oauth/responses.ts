@@ -3,7 +3,7 @@ import { API_CSP } from "../http/security-headers";
 import { OUTAGE_RETRY_AFTER_SECONDS } from "../db/faults";
 import { type OAuthError, toErrorBody, toOAuthError } from "./errors";
 
-/** SPEC 4.3: token responses are never cached. */
+/** Token responses are never cached (/docs/token). */
 export const NO_STORE_HEADERS = { "Cache-Control": "no-store", Pragma: "no-cache" } as const;
 
 export function oauthJson(body: unknown, status = 200): Response {
@@ -18,7 +18,7 @@ export function oauthJson(body: unknown, status = 200): Response {
 }
 
 /**
- * RFC 6749 §5.2 error response. SPEC 5.1: a 401 carries
+ * RFC 6749 §5.2 error response. Per docs/protocol.md#client-authentication, a 401 carries
  * `WWW-Authenticate: Basic realm="oauth"` when the client used Basic.
  */
 export function oauthErrorResponse(thrown: unknown, options: { basic?: boolean } = {}): Response {

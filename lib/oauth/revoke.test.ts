@@ -30,7 +30,7 @@ const userinfoStatus = async (key: string, header: "bearer" | "x-api-key" = "bea
     )
   ).status;
 
-describe("revocation (SPEC 3.2, 4.4; CONTRACT §5)", () => {
+describe("revocation (RFC 7009; docs/protocol.md#api-keys, /docs/token)", () => {
   it("revokes the client's key: 200, empty body, and the very next request is refused", async () => {
     const client = await createTestClient();
     const key = await mintKey(client);

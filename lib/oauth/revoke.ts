@@ -6,14 +6,14 @@ import { assertNoDuplicates, bodyKind, optionalParam, readBodyText } from "./par
 import { oauthErrorResponse } from "./responses";
 
 /**
- * POST /oauth/revoke (RFC 7009; SPEC 4.4; CONTRACT §5). 200 with an empty body
+ * POST /oauth/revoke (RFC 7009; /docs/token). 200 with an empty body
  * whether or not the key existed; only a key issued to the authenticated
  * client is affected; token_type_hint is accepted and ignored.
  *
  * Closing bank consents through revoke (`connection_id`/`eb_session_id`
  * pairs) is not offered: it depends on GET /api/connections/open-consents,
- * which SPEC 5.5 does not permit. A request carrying pairs is refused as a
- * whole and the key stays alive, as CONTRACT §5 requires of any refused list.
+ * which the key's scope does not permit (/docs/data). A request carrying pairs is refused as a
+ * whole and the key stays alive, as /docs/token documents for any refused list.
  */
 export async function handleRevokeRequest(request: Request): Promise<Response> {
   const basic = usesBasicAuth(request);

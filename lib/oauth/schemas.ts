@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * The OAuth endpoints' JSON bodies (SPEC 2.3, 2.4; CONTRACT §4, §6): the
+ * The OAuth endpoints' JSON bodies (/docs/token): the
  * handlers' answers are typed by these, and /openapi.json is generated from
  * them.
  */

@@ -31,7 +31,7 @@ const userinfo = (key: string) =>
     new Request(`${ISSUER}/oauth/userinfo`, { headers: { Authorization: `Bearer ${key}` } }),
   );
 
-describe("token exchange: success (SPEC 2.3, 4.3; CONTRACT §4)", () => {
+describe("token exchange: success (/docs/token)", () => {
   it("issues an ebk_ key with the first-generation fields, never cached", async () => {
     const client = await createTestClient();
     const verifier = newVerifier();
@@ -102,7 +102,7 @@ describe("token exchange: success (SPEC 2.3, 4.3; CONTRACT §4)", () => {
     expect(body.apiKey).toBe(body.access_token);
   });
 
-  it("decodes percent-encoded Basic credentials (CONTRACT §4 vector)", async () => {
+  it("decodes percent-encoded Basic credentials (the SDKs' test vector)", async () => {
     expect(basicAuthorization("obc_demo", "s3cret:with/odd chars")).toBe(
       `Basic ${Buffer.from("obc_demo:s3cret%3Awith%2Fodd%20chars").toString("base64")}`,
     );
@@ -121,7 +121,7 @@ describe("token exchange: success (SPEC 2.3, 4.3; CONTRACT §4)", () => {
     expect(response.status).toBe(200);
   });
 
-  it("accepts the previous secret for 24 hours after a rotation (SPEC 5.2)", async () => {
+  it("accepts the previous secret for 24 hours after a rotation (docs/protocol.md#client-authentication)", async () => {
     const client = await createTestClient();
     await rotateClientSecret(client.clientId);
     const verifier = newVerifier();
@@ -141,7 +141,7 @@ describe("token exchange: success (SPEC 2.3, 4.3; CONTRACT §4)", () => {
   });
 });
 
-describe("token exchange: errors (SPEC 7.2)", () => {
+describe("token exchange: errors (/docs/errors)", () => {
   it("a missing parameter → 400 invalid_request", async () => {
     const client = await createTestClient();
     const auth = { Authorization: basicAuthorization(client.clientId, client.clientSecret) };
@@ -268,7 +268,7 @@ describe("token exchange: errors (SPEC 7.2)", () => {
   });
 });
 
-describe("authorization code states (SPEC 3.1)", () => {
+describe("authorization code states (RFC 6749 §4.1.2; docs/protocol.md#authorization-codes)", () => {
   it("unknown code → invalid_grant", async () => {
     const client = await createTestClient();
     await expectError(

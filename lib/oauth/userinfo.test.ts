@@ -13,7 +13,7 @@ async function mintKey(options: { house?: boolean } = {}) {
 const get = (path: string, headers: Record<string, string>) =>
   new Request(`${ISSUER}${path}`, { headers });
 
-describe("userinfo (SPEC 2.4; CONTRACT §6)", () => {
+describe("userinfo (/docs/token)", () => {
   it("answers the snake_case record for a Bearer key", async () => {
     const { client, user, key } = await mintKey();
     const response = await handleUserinfoRequest(
@@ -31,7 +31,7 @@ describe("userinfo (SPEC 2.4; CONTRACT §6)", () => {
     });
   });
 
-  it("treats X-Api-Key exactly like Bearer (SPEC 5.3)", async () => {
+  it("treats X-Api-Key exactly like Bearer (/docs/data)", async () => {
     const { key } = await mintKey();
     const bearer = await handleUserinfoRequest(
       get("/oauth/userinfo", { Authorization: `Bearer ${key}` }),
@@ -63,7 +63,7 @@ describe("userinfo (SPEC 2.4; CONTRACT §6)", () => {
       expect(await response.json()).toMatchObject({ error: "invalid_token" });
       expect(response.headers.get("www-authenticate")).toBe('Bearer error="invalid_token"');
     }
-    // SPEC 3.2: 365 days elapse → expired → 401.
+    // 365 days elapse → expired → 401 (docs/protocol.md#api-keys).
     await db().apiKey.update({
       where: { keyHash: hashApiKey(key) },
       data: { expiresAt: new Date(Date.now() - 1) },
@@ -74,7 +74,7 @@ describe("userinfo (SPEC 2.4; CONTRACT §6)", () => {
   });
 });
 
-describe("scope (SPEC 5.5)", () => {
+describe("scope (/docs/data)", () => {
   it("answers 403 insufficient_scope to a valid key outside the five data operations", async () => {
     const { key } = await mintKey();
     for (const path of [

@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { oauthJson } from "./responses";
 import type { Userinfo } from "./schemas";
 
-/** GET /oauth/userinfo (SPEC 2.4; CONTRACT §6), authenticated by the API key. */
+/** GET /oauth/userinfo (/docs/token), authenticated by the API key. */
 export async function handleUserinfoRequest(request: Request): Promise<Response> {
   const principal = await authenticateApiKeyOrRefuse(request);
   if (principal instanceof Response) return principal;

@@ -13,7 +13,7 @@ const full = {
   defaultLanguage: "da",
 };
 
-describe("the branding record (SPEC 2.5)", () => {
+describe("the branding record (docs/protocol.md#branding)", () => {
   it("accepts a full record, normalizing the colour", () => {
     const parsed = parseBrandingRecord(full, { registeredDomain: "acme.example" });
     expect(parsed).toEqual({ ok: true, record: { ...full, accentColor: "#1d4ed8" } });

@@ -4,7 +4,7 @@ import { isLocale, locales, type Locale } from "../i18n/locales";
 import type { FieldViolation, ViolationCode } from "./violations";
 
 /**
- * The branding record a partner writes (SPEC 2.5, 4.7): the whole record at
+ * The branding record a partner writes (docs/protocol.md#branding, docs/protocol.md#partner-endpoints): the whole record at
  * once, every field optional, null or blank clearing it. Each violation is
  * named with its field so the dashboard can show it next to the input.
  */

@@ -12,7 +12,7 @@ const partner = {
   purpose: null,
 };
 
-describe("screen branding (SPEC 2.5)", () => {
+describe("screen branding (docs/protocol.md#branding)", () => {
   it("falls back to the partner's name, then the client's, and the service's own look", () => {
     expect(toScreenBranding(partner, "Client")).toMatchObject({
       name: "Acme Budget",

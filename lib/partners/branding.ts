@@ -3,7 +3,7 @@ import { readableTextOn } from "./contrast";
 import { logoPath } from "./logos";
 
 /**
- * What the flow screens show of a partner (SPEC 2.5): its display name, logo
+ * What the flow screens show of a partner (docs/protocol.md#branding): its display name, logo
  * served from our host, accent colour, purpose and links — or the service's
  * own look where a field is empty.
  */

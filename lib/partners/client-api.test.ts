@@ -275,7 +275,7 @@ describe("PATCH /api/partner/clients/{clientId}", () => {
     expect(await exchangeStatus({ ...client, redirectUri: "https://new.example/cb" })).toBe(200);
   });
 
-  it("names each SPEC 8.3 redirect URI violation and changes nothing", async () => {
+  it("names each redirect URI rule violation and changes nothing", async () => {
     const owner = await ownerOf();
     const client = firstClient(owner);
     const long = `https://budget.example/${"a".repeat(2048)}`;
@@ -358,7 +358,7 @@ describe("PATCH /api/partner/clients/{clientId}", () => {
   });
 });
 
-describe("POST /api/partner/clients/{clientId}/rotate-secret (SPEC 5.2)", () => {
+describe("POST /api/partner/clients/{clientId}/rotate-secret (docs/protocol.md#client-authentication)", () => {
   async function rotated(owner: TestOwner, client: TestClient, now?: Date) {
     const response = await rotate(owner, client.clientId, now);
     expect(response.status).toBe(200);

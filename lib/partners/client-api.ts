@@ -23,7 +23,8 @@ import type { FieldViolation } from "./violations";
 
 /**
  * The partner dashboard's Connect-client management (the owner's interactive
- * session only; API keys get 403 like everywhere outside SPEC 4.6):
+ * session only; API keys get 403 like everywhere outside the data operations of
+ * /docs/data):
  *
  *   GET    /api/partner/clients                            list
  *   POST   /api/partner/clients                            create (secret shown once)
@@ -99,7 +100,7 @@ function checkName(raw: unknown): { name: string } | ClientMetadataViolation {
   return { name };
 }
 
-/** The form field a SPEC 8.3 problem belongs to: the list, or the offending entry. */
+/** The form field a redirect URI problem (docs/protocol.md#redirect-uris) belongs to: the list, or the offending entry. */
 function redirectUriField(list: readonly string[], problem: RedirectUriProblem): string {
   const listRules: RedirectUriProblem["rule"][] = ["required", "too_many", "duplicate"];
   if (problem.uri === null || listRules.includes(problem.rule)) return "redirectUris";
@@ -117,7 +118,7 @@ function checkRedirectUris(raw: unknown): { redirectUris: string[] } | ClientMet
     ];
   }
   const list = raw as string[];
-  // SPEC 8.3, with the rule's own sentence (lib/partners/redirect-uris.ts).
+  // The redirect URI rules (docs/protocol.md#redirect-uris), with the rule's own sentence (lib/partners/redirect-uris.ts).
   const result = parseRedirectUris(list);
   if (result.success) return { redirectUris: result.data };
   return result.problems.map((problem) => ({
@@ -275,7 +276,7 @@ export function handleUpdateClient(request: Request, clientId: string): Promise<
 }
 
 /**
- * POST /api/partner/clients/{clientId}/rotate-secret (SPEC 5.2, 8.2): the new
+ * POST /api/partner/clients/{clientId}/rotate-secret (docs/protocol.md#client-authentication, /docs/errors): the new
  * secret is shown once; the previous one keeps working for 24 hours from `now`.
  */
 export function handleRotateClientSecret(

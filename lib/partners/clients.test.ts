@@ -135,7 +135,7 @@ describe("createClient", () => {
   });
 });
 
-describe("rotateClientSecret (SPEC 5.2)", () => {
+describe("rotateClientSecret (docs/protocol.md#client-authentication)", () => {
   it("issues a new secret and keeps the previous one valid for 24 hours", async () => {
     const { client, clientSecret: first } = await createClient({ partnerId, redirectUris: URIS });
     const now = new Date("2031-05-01T10:00:00Z");

@@ -21,9 +21,9 @@ import { assertPartnerExists, unknownPartner } from "./partners";
 import { parseRedirectUris } from "./redirect-uris";
 
 /**
- * Connect clients (DESIGN.md §4 Client). A client belongs to a partner, or to
+ * Connect clients (docs/architecture.md#domain-model). A client belongs to a partner, or to
  * no one (a house client). Its secret is shown once and only its keyed hash is
- * stored (DESIGN.md §8).
+ * stored (docs/security.md).
  */
 
 export interface ClientSummary {
@@ -33,7 +33,7 @@ export interface ClientSummary {
   name: string;
   redirectUris: string[];
   createdAt: Date;
-  /** When the secret before the last rotation stops working (SPEC 5.2). */
+  /** When the secret before the last rotation stops working (docs/protocol.md#client-authentication). */
   previousSecretExpiresAt: Date | null;
 }
 
@@ -89,7 +89,7 @@ export async function createClient(
 }
 
 /**
- * SPEC 5.2 rotation: a new secret becomes current and the old one keeps
+ * Rotation (docs/protocol.md#client-authentication): a new secret becomes current and the old one keeps
  * working for 24 hours. The update is conditional on the hash read, so two
  * concurrent rotations cannot both claim to have moved the same secret.
  */
@@ -171,7 +171,7 @@ export async function listClients(partnerId: string | null): Promise<ClientSumma
   return clients.map(toClientSummary);
 }
 
-/** SPEC 8.3, with every problem listed in `details`. */
+/** The redirect URI rules (docs/protocol.md#redirect-uris), with every problem listed in `details`. */
 function assertRedirectUris(list: readonly string[]): string[] {
   const result = parseRedirectUris(list);
   if (result.success) return result.data;

@@ -1,9 +1,9 @@
 import { PartnerError } from "./errors";
 
 /**
- * A partner's pinned registered domain (DESIGN.md §4 Partner): when set, the
- * branding links must sit under it (SPEC 2.5 supportUrl, termsUrl,
- * privacyUrl; checked by isUnderDomain in ./branding-record.ts). It is stored
+ * A partner's pinned registered domain (docs/architecture.md#domain-model): when set, the
+ * branding links must sit under it (supportUrl, termsUrl,
+ * privacyUrl of docs/protocol.md#branding; checked by isUnderDomain in ./branding-record.ts). It is stored
  * as a bare, lower-case ASCII DNS name such as `acme.example`, the form in
  * which the WHATWG URL parser reports hostnames, so a link's hostname can be
  * compared with it as plain strings.

@@ -1,6 +1,6 @@
 /**
  * Errors of partner and client administration (the admin CLI and, later, the
- * partner dashboard). Keyed by a code (STYLE.md rule 4); the message is one
+ * partner dashboard). Keyed by a code (docs/architecture.md#typed-errors); the message is one
  * plain-English line fit to show the administrator; internals ride in `cause`.
  */
 

@@ -1,6 +1,6 @@
 /**
- * Fetches a partner's logo from its https address, server-side (SPEC 2.5),
- * guarded against SSRF (DESIGN.md §8): https only, public addresses only,
+ * Fetches a partner's logo from its https address, server-side (docs/protocol.md#branding),
+ * guarded against SSRF (docs/security.md): https only, public addresses only,
  * size and time limits, content sniffed as PNG, JPEG or WebP.
  *
  * The order of checks for every hop (the first request and each redirect):
@@ -143,7 +143,7 @@ function toSettings(options: FetchLogoOptions): Settings {
   };
 }
 
-/** SPEC 2.5: an https URL without credentials; the port must be one we allow. */
+/** An https URL without credentials; the port must be one we allow (docs/protocol.md#branding). */
 function parseLogoUrl(value: string, settings: Settings): URL {
   let url: URL;
   try {
@@ -354,7 +354,7 @@ function tooLarge(maxBytes: number): LogoError {
   return new LogoError("too_large", `the logo is larger than ${maxBytes} bytes`);
 }
 
-/** SPEC 2.5: the logo must be PNG, JPEG or WebP, judged by its bytes, never by Content-Type. */
+/** The logo must be PNG, JPEG or WebP, judged by its bytes, never by Content-Type (docs/protocol.md#branding). */
 function assertSupportedImage(data: Buffer): FetchedLogo {
   const contentType = sniffImageType(data);
   if (!contentType) {

@@ -1,6 +1,6 @@
 /**
  * Partner logos, stored content-addressed (the row's key is the SHA-256 of
- * the bytes) and served from our own host (SPEC 2.5), so the screens never
+ * the bytes) and served from our own host (docs/protocol.md#branding), so the screens never
  * load anything from a partner's server.
  */
 import { createHash } from "node:crypto";

@@ -9,11 +9,11 @@ import { refuseOutsideScope } from "../oauth/bearer";
 import { readApiKeyCredential } from "../keys/api-keys";
 
 /**
- * The partner owner's interactive session (SPEC 4.7, 5.9): the same browser
+ * The partner owner's interactive session (docs/protocol.md#partner-endpoints): the same browser
  * sign-in as the flow, an owner of the partner, and for every mutation the
  * session's CSRF token in `X-CSRF-Token` from this service's own origin.
  * API keys are refused with 403 like on every path outside their five
- * operations (SPEC 4.6).
+ * operations (/docs/data).
  */
 
 export const CSRF_HEADER = "x-csrf-token";

@@ -15,7 +15,7 @@ import { BodyTooLargeError, readBodyBytes, readBodyText } from "../http/body-lim
 import type { FieldViolation } from "./violations";
 
 /**
- * SPEC 4.7: `GET /api/partner/me`, `PUT /api/partner/branding` (the owner's
+ * The owner's endpoints (docs/protocol.md#partner-endpoints): `GET /api/partner/me`, `PUT /api/partner/branding` (the owner's
  * interactive session) and `GET /api/connect/clients/{client_id}/branding`
  * (anonymous, for the screens).
  */

@@ -8,7 +8,7 @@ import { PartnerError } from "./errors";
 import { parseName } from "./names";
 
 /**
- * Partners and their owners (DESIGN.md §4 Partner, PartnerOwner). The owner
+ * Partners and their owners (docs/architecture.md#domain-model). The owner
  * is a User found or created by normalized email.
  */
 
@@ -65,7 +65,7 @@ export async function listPartners(): Promise<PartnerSummary[]> {
 
 /**
  * Pins the registered domain the partner's branding links must sit under
- * (SPEC 2.5), or clears it with null or a blank value.
+ * (docs/protocol.md#branding), or clears it with null or a blank value.
  */
 export async function setRegisteredDomain(
   partnerId: string,

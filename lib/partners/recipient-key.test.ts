@@ -96,7 +96,7 @@ describe("the recipient-key possession challenge", () => {
     const keys = generateKeyPair();
     const { wire, nonce } = await answerChallenge(owner, keys);
     expect(wire.fingerprint).toBe(recipientKeyFingerprint(keys.publicKeyRawB64));
-    // CONTRACT §12: the nonce is base64 of 32 bytes, like the fixture's.
+    // The nonce is base64 of 32 bytes, like the SDKs' fixture's.
     expect(Buffer.from(nonce, "base64")).toHaveLength(32);
     expect(Date.parse(wire.expiresAt) - Date.parse(wire.issuedAt)).toBe(
       RECIPIENT_KEY_CHALLENGE_TTL_MS,

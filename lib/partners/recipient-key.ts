@@ -18,7 +18,7 @@ import { answeringOutages, temporarilyUnavailable } from "../http/outage";
 import { BodyTooLargeError, readBodyText } from "../http/body-limits";
 
 /**
- * CONTRACT §9: the partner's recipient ("decryption") key, installed from the
+ * Per /docs/recipient-keys, the partner's recipient ("decryption") key, installed from the
  * partner page with the owner's interactive session and CSRF token:
  *
  * - `POST /api/partners/mine/recipient-key/challenge` `{publicKey}` seals
@@ -59,7 +59,7 @@ export interface Clock {
   now?: () => Date;
 }
 
-/** Refusals, keyed by code; the status comes from this table (STYLE.md rule 4). */
+/** Refusals, keyed by code; the status comes from this table (docs/architecture.md#typed-errors). */
 const RECIPIENT_KEY_ERRORS = {
   invalid_request: 400,
   invalid_public_key: 400,
@@ -98,7 +98,7 @@ export function challengeNonce(
   return Buffer.concat([issuedAt, mac]).toString("base64");
 }
 
-/** CONTRACT §8.1: a base64 raw uncompressed P-256 point, in its canonical spelling. */
+/** A base64 raw uncompressed P-256 point, in its canonical spelling (/docs/envelopes). */
 function parsePublicKey(publicKey: string | undefined): string {
   if (publicKey === undefined || publicKey === "") {
     throw new RecipientKeyError("invalid_request", "publicKey is required");

@@ -1,10 +1,10 @@
 import { z } from "zod";
 
 /**
- * Redirect URI registration rules (SPEC 8.3): at most 10 per client; each at
+ * Redirect URI registration rules (docs/protocol.md#redirect-uris): at most 10 per client; each at
  * most 2048 characters, absolute, https:// (http:// only on loopback), no
  * fragment, no credentials. Matching on authorize is exact, character for
- * character (DESIGN.md §8), so URIs are validated but never normalized: what
+ * character (docs/security.md), so URIs are validated but never normalized: what
  * is registered is what the browser is sent to.
  */
 
@@ -76,7 +76,7 @@ function findListProblems(list: readonly string[]): RedirectUriProblem[] {
   }
   const seen = new Set<string>();
   for (const uri of list) {
-    // SPEC 8.3 matching is exact, so duplicates are exact-string duplicates.
+    // Matching is exact (docs/protocol.md#redirect-uris), so duplicates are exact-string duplicates.
     if (seen.has(uri)) problems.push(toProblem(uri, "duplicate"));
     seen.add(uri);
   }
@@ -125,7 +125,7 @@ function isPlainHttpToRemoteHost(url: URL): boolean {
   return url.protocol === "http:" && !isLoopbackHost(url.hostname);
 }
 
-/** SPEC 8.3 loopback: localhost, 127.0.0.0/8, [::1] (hostnames as the URL parser normalizes them). */
+/** Loopback (docs/protocol.md#redirect-uris): localhost, 127.0.0.0/8, [::1] (hostnames as the URL parser normalizes them). */
 export function isLoopbackHost(hostname: string): boolean {
   return (
     hostname === "localhost" ||

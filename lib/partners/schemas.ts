@@ -2,8 +2,8 @@ import { z } from "zod";
 import { locales } from "../i18n/locales";
 
 /**
- * The partner and dashboard endpoints' JSON bodies (SPEC 2.5, 4.7; CONTRACT
- * §9): the handlers' answers are typed by these, and /openapi.json is
+ * The partner and dashboard endpoints' JSON bodies (docs/protocol.md#partner-endpoints,
+ * /docs/recipient-keys): the handlers' answers are typed by these, and /openapi.json is
  * generated from them.
  */
 

@@ -3,7 +3,7 @@ import type { Redis as IORedis } from "ioredis";
 
 /**
  * The slice of @upstash/redis that @upstash/ratelimit calls, over ioredis, so
- * the same limiter runs on a self-hosted Redis (DESIGN.md §2).
+ * the same limiter runs on a self-hosted Redis (docs/architecture.md#stack).
  *
  * Stock Redis rejects the `#!lua flags=allow-key-locking` shebang the library
  * puts on its scripts, so scripts are run without it. The library addresses

@@ -21,7 +21,7 @@ async function burst(store: RateLimitStore, policy: "authorize" | "api", ip: str
   return results;
 }
 
-describe("rate-limit policies (SPEC 8.1)", () => {
+describe("rate-limit policies (/docs/errors)", () => {
   it("limits authorize and cancel to 50 and the API to 300 per minute", () => {
     expect(RATE_LIMIT_POLICIES.authorize).toEqual({ limit: 50, windowSeconds: 60 });
     expect(RATE_LIMIT_POLICIES.cancel).toEqual({ limit: 50, windowSeconds: 60 });

@@ -5,7 +5,7 @@ import { tracedUpstream } from "../tracing";
 import type { Upstream, UpstreamName } from "./types";
 
 /**
- * The configured aggregator (DESIGN.md §7, setting `UPSTREAM`). A connection
+ * The configured aggregator (docs/architecture.md#upstream-aggregators, setting `UPSTREAM`). A connection
  * remembers which one holds its consent, so later calls use `upstreamNamed`.
  */
 

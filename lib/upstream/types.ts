@@ -1,13 +1,13 @@
 /**
- * The aggregator interface (DESIGN.md §7): what the service needs from an
+ * The aggregator interface (docs/architecture.md#upstream-aggregators): what the service needs from an
  * upstream (Enable Banking, or the offline sandbox). Shapes follow Enable
  * Banking's API (`/aspsps`, `/auth`, `/sessions`, `/accounts/{uid}/balances`,
  * `/accounts/{uid}/transactions` with `continuation_key`), in camelCase, so
  * the real connector maps its JSON onto them field by field.
  *
  * Everything below `UpstreamSession` is plaintext bank data: it lives in
- * memory only, is sealed before it is stored (CONTRACT §8.4) and is never
- * logged (DESIGN.md §8).
+ * memory only, is sealed before it is stored (/docs/envelopes) and is never
+ * logged (docs/security.md).
  */
 
 export const PSU_TYPES = ["personal", "business"] as const;
@@ -74,7 +74,7 @@ export interface UpstreamSession {
 export interface UpstreamBalance {
   /** ISO 20022 balance type: `ITBD` (booked), `ITAV` (available), `CLBD`, `OTHR`, … */
   balanceType: string;
-  /** Decimal string, signed (CONTRACT §8.4: money is never a JSON number). */
+  /** Decimal string, signed (see /docs/envelopes: money is never a JSON number). */
   amount: string;
   currency: string;
   /** `YYYY-MM-DD`. */
@@ -92,7 +92,7 @@ export interface UpstreamTransaction {
    * when the bank gives neither). De-duplication keys on it.
    */
   entryReference: string;
-  /** Decimal string, unsigned: the sign is `creditDebitIndicator` (CONTRACT §8.4). */
+  /** Decimal string, unsigned: the sign is `creditDebitIndicator` (/docs/envelopes). */
   amount: string;
   currency: string;
   creditDebitIndicator: CreditDebitIndicator;
@@ -121,7 +121,7 @@ export interface UpstreamTransaction {
   balanceAfterCurrency: string | null;
   /** Decimal string. */
   exchangeRate: string | null;
-  /** The upstream's own JSON of this transaction, as a string (CONTRACT §8.4 `rawJson`). */
+  /** The upstream's own JSON of this transaction, as a string (`rawJson`, /docs/envelopes). */
   rawJson: string;
 }
 
@@ -140,7 +140,7 @@ export interface TransactionPage {
   continuationKey: string | null;
 }
 
-/** Per-call options of the reads a sync makes (DESIGN.md §7). */
+/** Per-call options of the reads a sync makes (docs/architecture.md#upstream-aggregators). */
 export interface UpstreamReadOptions {
   /**
    * The user's own request details (`Psu-Ip-Address`, `Psu-User-Agent`, …),
@@ -179,13 +179,13 @@ export interface Upstream {
 }
 
 /**
- * SPEC 7.3: the machine reasons an upstream failure maps to, with the status
- * the sync endpoints answer with (a table, STYLE.md rule 8).
+ * Per /docs/sync, the machine reasons an upstream failure maps to, with the status
+ * the sync endpoints answer with (a table, docs/architecture.md#policies-as-data).
  */
 export const UPSTREAM_FAILURE_STATUS = {
   reconnect_needed: 409,
   consent_withdrawn: 409,
-  // CONTRACT §7.4–7.6: the bank shares data only with the account holder present.
+  // The bank shares data only with the account holder present (/docs/sync).
   psu_present_required: 409,
   rate_limited: 429,
   bank_error: 502,
@@ -198,11 +198,11 @@ export type UpstreamFailureReason = keyof typeof UPSTREAM_FAILURE_STATUS;
 /**
  * An upstream call that failed for a reason the caller can act on. The
  * message is for logs (no bank data); `bankErrorCode` is the upstream's own
- * code (e.g. `ASPSP_RATE_LIMIT_EXCEEDED`, CONTRACT §7.5) and is safe to show.
+ * code (e.g. `ASPSP_RATE_LIMIT_EXCEEDED`, /docs/sync) and is safe to show.
  */
 export class UpstreamError extends Error {
   readonly bankErrorCode: string | null;
-  /** Integer seconds, for `Retry-After` (CONTRACT §7). */
+  /** Integer seconds, for `Retry-After` (/docs/data). */
   readonly retryAfterSeconds: number | null;
 
   constructor(

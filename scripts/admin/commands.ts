@@ -27,7 +27,7 @@ import {
 /**
  * The admin CLI's commands, as data: add a command by adding a row. Each
  * returns the JSON value to print. Output keys are snake_case, like the
- * service's other external names (STYLE.md rule 12).
+ * service's other external names (docs/architecture.md#names-and-the-edge).
  */
 
 export interface Command {
@@ -88,7 +88,7 @@ export const COMMANDS: readonly Command[] = [
   {
     name: "partner suspend",
     usage: "partner suspend --partner <partner-id>",
-    summary: "suspend a partner: its authorizations answer temporarily_unavailable (CONTRACT §3)",
+    summary: "suspend a partner: its authorizations answer temporarily_unavailable",
     options: { partner: { type: "string" } },
     async run(values) {
       const partnerId = requireString(values, "partner");
@@ -151,7 +151,7 @@ export const COMMANDS: readonly Command[] = [
   {
     name: "client rotate-secret",
     usage: "client rotate-secret --client <client-id>",
-    summary: "issue a new secret; the previous one keeps working for 24 hours (SPEC 5.2)",
+    summary: "issue a new secret; the previous one keeps working for 24 hours",
     options: { client: { type: "string" } },
     async run(values) {
       const clientId = requireString(values, "client");

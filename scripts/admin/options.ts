@@ -4,7 +4,7 @@ export type OptionsConfig = NonNullable<ParseArgsConfig["options"]>;
 
 /**
  * Option parsing for the admin CLI: node:util parseArgs in strict mode, plus
- * the rule that a single-valued option may not be given twice (STYLE.md rule 6:
+ * the rule that a single-valued option may not be given twice (docs/architecture.md#parse-dont-validate:
  * reject duplicate parameters rather than silently keep the last one).
  */
 

@@ -4,7 +4,7 @@ import type { Mutation, Pair } from "./template";
 import type { FuzzContext, Method } from "./types";
 import { HUGE_INTEGERS, oddValue, WRONG_TYPES } from "./values";
 
-/** The data API (CONTRACT §7, SPEC 4.6): five operations behind an API key, 403 elsewhere. */
+/** The data API (/docs/data): five operations behind an API key, 403 elsewhere. */
 
 const EVERY: Method[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
@@ -68,7 +68,7 @@ const forgedCursor = (rng: { pick<T>(values: readonly T[]): T }, value: () => st
   ]);
 };
 
-/** CONTRACT §7.2's query with one parameter out of range, repeated or unknown, or a forged cursor. */
+/** The transactions query (/docs/data) with one parameter out of range, repeated or unknown, or a forged cursor. */
 const pagingParam: Mutation = (rng, t) => {
   const out = structuredClone(t);
   const name = rng.pick(["limit", "offset", "from", "to", "cursor", "unknown", "LIMIT"]);

@@ -5,7 +5,7 @@ import type { Rng } from "./prng";
 import type { Mutation } from "./template";
 import type { FuzzContext } from "./types";
 
-/** The hosted screens' form posts (DESIGN.md §6), the sandbox bank and the demo app. */
+/** The hosted screens' form posts (/docs/flow), the sandbox bank and the demo app. */
 
 const PUBLIC_KEY = generateKeyPair().publicKeyRawB64;
 const OTHER_KEY = generateKeyPair().publicKeyRawB64;

@@ -3,7 +3,7 @@ import { apiKeyMutation, clientAuthMutation, flowSessionMutation } from "./mutat
 import type { Mutation, Pair } from "./template";
 import { oddValue } from "./values";
 
-/** OAuth endpoints (CONTRACT §1–6): discovery, authorize, token, revoke, userinfo, cancel. */
+/** OAuth endpoints (RFC 8414, RFC 7009; /docs, /docs/flow, /docs/relay, /docs/token): discovery, authorize, token, revoke, userinfo, cancel. */
 
 const basic = (id: string, secret: string) =>
   `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`;

@@ -5,7 +5,7 @@ import type { Mutation } from "./template";
 import type { FuzzContext, Method } from "./types";
 import { INVALID_UTF8, oddValue, WRONG_TYPES } from "./values";
 
-/** The partner owner's API (SPEC 4.7) and the anonymous client branding endpoint. */
+/** The partner owner's API (docs/protocol.md#partner-endpoints) and the anonymous client branding endpoint. */
 
 const EVERY: Method[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 const PUBLIC_KEY = generateKeyPair().publicKeyRawB64;

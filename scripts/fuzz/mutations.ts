@@ -16,7 +16,7 @@ const dropAuth = (h: Record<string, string>) => {
   delete h["x-api-key"];
 };
 
-/** SPEC 5.3: Bearer or X-Api-Key, each missing, unknown, revoked, expired, malformed or in conflict. */
+/** Bearer or X-Api-Key, each missing, unknown, revoked, expired, malformed or in conflict (/docs/data). */
 export function apiKeyMutation(ctx: FuzzContext): Mutation {
   const { key, revokedKey, expiredKey } = ctx.data;
   const variants: ((rng: Rng, h: Record<string, string>) => void)[] = [
@@ -57,7 +57,7 @@ export function apiKeyMutation(ctx: FuzzContext): Mutation {
     });
 }
 
-/** CONTRACT §4: Basic credentials broken in each documented way, or client_secret_post misuse. */
+/** Basic credentials broken in each documented way, or client_secret_post misuse (/docs/token). */
 export function clientAuthMutation(client: { clientId: string; clientSecret: string }): Mutation {
   const basic = (id: string, secret: string) =>
     `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`;
@@ -120,7 +120,7 @@ export function pathIdMutation(otherIds: () => string[]): Mutation {
   };
 }
 
-/** SPEC 4.7, 5.9: the owner session with one piece missing or wrong. */
+/** The owner session with one piece missing or wrong (docs/protocol.md#partner-endpoints). */
 export function ownerMutation(ctx: FuzzContext): Mutation {
   const o = ctx.owner;
   return (rng, t) =>

@@ -21,8 +21,8 @@ import type { Answer, Family, FuzzRequest } from "./types";
 
 /**
  * The fuzz oracle: what every answer must look like, whatever was sent.
- * DESIGN.md §8: bad input always gets a clear 4xx in the documented shape,
- * never a 500. The shapes come from CONTRACT.md, /openapi.json and
+ * Per docs/security.md, bad input always gets a clear 4xx in the documented shape,
+ * never a 500. The shapes come from /docs, /openapi.json and
  * /docs/errors; each family's rule is one function below. A verdict is the
  * list of violations (empty = the answer is fine).
  */

@@ -41,7 +41,7 @@ function options() {
   return { seed, count, only };
 }
 
-/** A distinct client address per request, so the per-IP limits (SPEC 8.1) stay out of the way. */
+/** A distinct client address per request, so the per-IP limits (/docs/errors) stay out of the way. */
 const clientIp = (index: number) =>
   `10.${(index >> 16) & 255}.${(index >> 8) & 255}.${index & 255}`;
 

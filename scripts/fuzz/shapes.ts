@@ -1,7 +1,7 @@
 import type { Answer, FuzzRequest } from "./types";
 
 /**
- * The documented answer shapes the fuzz oracle judges against (CONTRACT.md,
+ * The documented answer shapes the fuzz oracle judges against (/docs,
  * /openapi.json, /docs/errors): each returns the list of violations.
  */
 
@@ -15,7 +15,7 @@ export const TOKEN_CODES = [
 ];
 /** RFC 7009 §2.2.1 adds unsupported_token_type for revoke. */
 export const REVOKE_CODES = ["invalid_request", "invalid_client", "unsupported_token_type"];
-/** What the authorize relay may carry (/docs/errors; CONTRACT §3). server_error is a hidden 500. */
+/** What the authorize relay may carry (/docs/errors; /docs/relay). server_error is a hidden 500. */
 export const RELAY_CODES = [
   "invalid_request",
   "unsupported_response_type",
@@ -73,7 +73,7 @@ export function errorBody(
   return problems;
 }
 
-/** CONTRACT §7.4: `{status, reason, bankErrorCode?, detail?}` whose status is the HTTP status. */
+/** `{status, reason, bankErrorCode?, detail?}` whose status is the HTTP status (/docs/sync). */
 export function syncProblem(answer: Answer): string[] {
   const parsed = parseJson(answer);
   if (!parsed.ok) return [parsed.problem];
@@ -116,7 +116,7 @@ export function bearerRefusal(answer: Answer): string[] {
   return problems;
 }
 
-/** The form_post relay page (SPEC 2.2): an auto-posting form; an error relay names a known code. */
+/** The form_post relay page (/docs/relay): an auto-posting form; an error relay names a known code. */
 export function relayPage(answer: Answer, codes: string[]): string[] {
   if (!contentType(answer).startsWith("text/html"))
     return [`expected the relay page, got "${contentType(answer)}"`];

@@ -3,15 +3,15 @@
  * and the answers it judges.
  */
 
-/** How an endpoint's refusals are documented (CONTRACT.md, /openapi.json, /docs/errors). */
+/** How an endpoint's refusals are documented (/docs, /openapi.json, /docs/errors). */
 export type Family =
   | "oauth-token" // RFC 6749 §5.2 JSON {error, error_description}
   | "oauth-revoke" // 200 with no body, or RFC 6749 §5.2 JSON
   | "oauth-bearer" // userinfo: RFC 6750 JSON with WWW-Authenticate: Bearer
   | "authorize" // 400 JSON before client and redirect URI are verified, then the relay page
   | "cancel" // JSON {error, error_description}, the access_denied relay page, or 303 to /error
-  | "data" // CONTRACT §7: JSON, RFC 6750 401/403, Error 400/404
-  | "sync" // CONTRACT §7.4: problem JSON {status, reason}
+  | "data" // /docs/data: JSON, RFC 6750 401/403, Error 400/404
+  | "sync" // /docs/sync: problem JSON {status, reason}
   | "partner" // owner session API: JSON {error, error_description?}
   | "public-json" // discovery, openapi.json, healthz, client branding
   | "logo" // image, 304, or 404 text

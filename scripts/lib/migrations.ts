@@ -21,7 +21,7 @@ import { pgFactory, withEngine, type Log } from "./schema-engine";
 
 /**
  * Prisma migrations without Prisma's native schema engine, which the CLI
- * downloads at run time and these machines cannot (DESIGN.md §2). Prisma's own
+ * downloads at run time and these machines cannot (docs/architecture.md#stack). Prisma's own
  * WebAssembly engine does the work through @prisma/adapter-pg, so the layout
  * (`prisma/migrations/<timestamp>_<name>/migration.sql`, migration_lock.toml)
  * and the `_prisma_migrations` rows are exactly those of `prisma migrate`.

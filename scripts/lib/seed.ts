@@ -7,8 +7,8 @@ import { generateClientSecret, hashClientSecret } from "../../lib/keys/client-cr
 import { parseRedirectUris } from "../../lib/partners/redirect-uris";
 
 /**
- * The demo partner (DESIGN.md §3: `npm run dev` seeds a demo partner and
- * client). Idempotent: every run converges on one partner "Demo Budget App"
+ * The demo partner (`npm run dev` seeds a demo partner and
+ * client, see README.md). Idempotent: every run converges on one partner "Demo Budget App"
  * owned by demo@example.com, with one client `obc_demo_budget_app` whose only
  * redirect URI is {issuer}/demo/callback.
  *
@@ -59,7 +59,7 @@ export async function seedDemo(): Promise<DemoSeed> {
   );
 }
 
-/** {issuer}/demo/callback, checked against SPEC 8.3 like any other redirect URI. */
+/** {issuer}/demo/callback, checked by docs/protocol.md#redirect-uris like any other redirect URI. */
 export function toDemoRedirectUri(issuer: string): string {
   const uri = `${issuer.replace(/\/+$/, "")}${DEMO_CALLBACK_PATH}`;
   const result = parseRedirectUris([uri]);

@@ -32,7 +32,7 @@ import {
 } from "../oauth-fixtures";
 
 /**
- * CSRF on the browser's form POSTs (DESIGN.md §8): each state-changing form
+ * CSRF on the browser's form POSTs (docs/security.md): each state-changing form
  * needs this service's Origin and, where a flow or session exists, the token
  * bound to it and to the action. A refused request changes nothing.
  */
@@ -79,7 +79,7 @@ async function browserFlow(userId: string | null = null) {
 const token = (flow: { id: string; csrfSecret: string }, action: FlowAction) =>
   csrfToken(flow, action);
 
-describe("login forms (DESIGN.md §6.2)", () => {
+describe("login forms (docs/protocol.md#sign-in)", () => {
   it("login/request refuses a foreign or missing Origin and a missing, forged or other-action flow token, sending no mail", async () => {
     const { flow, cookie } = await browserFlow();
     const email = uniqueEmail("csrf");
@@ -171,7 +171,7 @@ describe("login forms (DESIGN.md §6.2)", () => {
   });
 });
 
-describe("identical answers for unknown emails (DESIGN.md §6.2)", () => {
+describe("identical answers for unknown emails (docs/protocol.md#sign-in)", () => {
   it("login/request answers a known and an unknown address alike: status, Location shape and cookies", async () => {
     const known = await createTestUser(uniqueEmail("known"));
     const unknown = uniqueEmail("unknown");
@@ -198,7 +198,7 @@ describe("identical answers for unknown emails (DESIGN.md §6.2)", () => {
   });
 });
 
-describe("key setup form (DESIGN.md §6.3)", () => {
+describe("key setup form (docs/key-model.md)", () => {
   it("setup/key refuses a foreign Origin and a missing, forged or other-action token, registering nothing", async () => {
     const user = await createTestUser();
     const { flow, cookie } = await browserFlow(user.id);
@@ -229,7 +229,7 @@ describe("key setup form (DESIGN.md §6.3)", () => {
   });
 });
 
-describe("bank picker forms (DESIGN.md §6.4)", () => {
+describe("bank picker forms (/docs/flow)", () => {
   it("banks/continue refuses a foreign Origin and a missing, forged or other-action token, leaving the step alone", async () => {
     const user = await createTestUser();
     const { flow, cookie } = await browserFlow(user.id);
@@ -295,7 +295,7 @@ describe("bank picker forms (DESIGN.md §6.4)", () => {
   });
 });
 
-describe("the demo partner's forms (DESIGN.md §8)", () => {
+describe("the demo partner's forms (docs/security.md)", () => {
   const original = {
     ISSUER: rawSetting("ISSUER") ?? "",
     DEMO_ENABLED: rawSetting("DEMO_ENABLED") ?? "",

@@ -6,7 +6,7 @@ import { ISSUER } from "../oauth-fixtures";
 import { ownerOf, type TestOwner } from "../partner-owners";
 
 /**
- * The dashboard's mutations (DESIGN.md §8): the owner session's CSRF token in
+ * The dashboard's mutations (docs/security.md): the owner session's CSRF token in
  * X-CSRF-Token and this service's Origin, or nothing changes.
  */
 

@@ -17,7 +17,7 @@ import {
 } from "../oauth-fixtures";
 
 /**
- * PKCE S256 only (DESIGN.md §8), end to end: an authorize request that leaves
+ * PKCE S256 only (docs/security.md), end to end: an authorize request that leaves
  * code_challenge_method out is S256, never plain, so presenting the challenge
  * itself as the verifier fails; a token request without a verifier fails.
  */
@@ -51,7 +51,7 @@ async function expectInvalid(response: Response, status: number, error: string) 
   expect(((await response.json()) as { error: string }).error).toBe(error);
 }
 
-describe("PKCE downgrade through the endpoints (SPEC 3.1, DESIGN.md §8)", () => {
+describe("PKCE downgrade through the endpoints (RFC 7636; docs/security.md)", () => {
   it("a missing code_challenge_method means S256: the challenge presented as a plain verifier → invalid_grant", async () => {
     const client = await createTestClient();
     const verifier = newVerifier();

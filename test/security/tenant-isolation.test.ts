@@ -18,7 +18,7 @@ import {
 } from "../oauth-fixtures";
 
 /**
- * Cross-tenant access by id (IDOR) on the data API (CONTRACT §7): one person
+ * Cross-tenant access by id (IDOR) on the data API (/docs/data): one person
  * signed in through two partners is two tenants, and neither partner's key
  * reaches the other's accounts, transactions, connections or syncs, whatever
  * ids it presents.

@@ -18,7 +18,7 @@ type Search = {
 };
 
 /**
- * SPEC 4.2 / DESIGN.md §6.2: an email form (prefilled by login_hint, never
+ * The sign-in page (/docs/flow, docs/protocol.md#sign-in): an email form (prefilled by login_hint, never
  * trusted); then "open the link" with the code as an alternative, or — with
  * challenge=pin_code — the code form first. Plain forms: no JavaScript needed.
  * Inside a flow, signing in continues that flow (as whoever signed in);

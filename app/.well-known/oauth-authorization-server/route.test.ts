@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { GET } from "./route";
 
-describe("GET /.well-known/oauth-authorization-server (SPEC 2.1, CONTRACT §1)", () => {
+describe("GET /.well-known/oauth-authorization-server (RFC 8414; /docs)", () => {
   it("serves the full metadata document with the vendor block", async () => {
     const response = GET();
     expect(response.status).toBe(200);
@@ -38,7 +38,7 @@ describe("GET /.well-known/oauth-authorization-server (SPEC 2.1, CONTRACT §1)",
     });
   });
 
-  it("may be cached for one hour (SPEC 8.2)", () => {
+  it("may be cached for one hour (/docs/errors)", () => {
     expect(GET().headers.get("cache-control")).toBe("public, max-age=3600");
   });
 

@@ -1,7 +1,7 @@
 import { createDecipheriv, createECDH, createPrivateKey, hkdfSync } from "node:crypto";
 
 /**
- * Open one envelope (CONTRACT §8) with a P-256 private key given as standard
+ * Open one envelope (/docs/envelopes) with a P-256 private key given as standard
  * base64 PKCS#8: your recipient key, or the user's relayed `privateKey`.
  */
 export function openEnvelope<T>(privateKeyPkcs8B64: string, envelopeB64: string): T {

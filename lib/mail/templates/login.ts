@@ -3,10 +3,10 @@ import { mailTranslator } from "../../i18n/translate";
 import { escapeHtml } from "../../http/html";
 
 /**
- * The sign-in mail (DESIGN.md §6.2): a magic link and a 6-digit code, in the
+ * The sign-in mail (docs/protocol.md#sign-in): a magic link and a 6-digit code, in the
  * flow's language, naming the partner the user is signing in for. English in
  * messages/en.json is the source; every locale has the "Mail" namespace
- * (STYLE.md rule 11). A plain-text part always comes with simple, accessible
+ * (docs/architecture.md#english-messages-are-the-source). A plain-text part always comes with simple, accessible
  * HTML in which every interpolated value is escaped: the partner's display
  * name is chosen by the partner, not by us.
  */

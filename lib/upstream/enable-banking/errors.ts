@@ -1,8 +1,8 @@
 import { UpstreamError, type UpstreamFailureReason } from "../types";
 
 /**
- * How an Enable Banking failure maps to a sync reason (DESIGN.md §7, SPEC
- * 7.3), as one table (STYLE.md rule 8). Enable Banking's error body is
+ * How an Enable Banking failure maps to a sync reason (docs/architecture.md#upstream-aggregators,
+ * /docs/sync), as one table (docs/architecture.md#policies-as-data). Enable Banking's error body is
  * `{"code": <status>, "message": "…", "error": "<ERROR_CODE>", "detail": …}`;
  * a known `error` wins over the HTTP status, because Enable Banking answers
  * several of them (a bank's rate limit, an expired session) with a plain 4xx.
@@ -19,7 +19,7 @@ export const ENABLE_BANKING_FAILURES = {
     ASPSP_PSU_ACTION_REQUIRED: "reconnect_needed",
     // The user withdrew the consent at the bank.
     REVOKED_SESSION: "consent_withdrawn",
-    // The bank answers only while the user is present (PSU headers, CONTRACT §7.6).
+    // The bank answers only while the user is present (PSU headers, /docs/sync).
     PSU_HEADER_NOT_PROVIDED: "psu_present_required",
     ASPSP_ERROR: "bank_error",
     ASPSP_TIMEOUT: "transient",
@@ -52,7 +52,7 @@ export const ENABLE_BANKING_FAILURES = {
   oversizedBody: UpstreamFailureReason;
 };
 
-/** An Enable Banking error code is an upper-case identifier, safe to show (CONTRACT §7.5). */
+/** An Enable Banking error code is an upper-case identifier, safe to show (/docs/sync). */
 const ERROR_CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
 
 export function parseErrorCode(body: string): string | null {

@@ -24,7 +24,7 @@ import {
 } from "./wire";
 
 /**
- * The Enable Banking connector (DESIGN.md §7): the real upstream, at
+ * The Enable Banking connector (docs/architecture.md#upstream-aggregators): the real upstream, at
  * `ENABLE_BANKING_API_URL`, as the application `ENABLE_BANKING_APPLICATION_ID`
  * signing with `ENABLE_BANKING_PRIVATE_KEY`. Stateless apart from its cached
  * JWT; every failure is an `UpstreamError` with a sync reason (errors.ts).

@@ -3,7 +3,7 @@ import { UpstreamError } from "../types";
 
 /**
  * Enable Banking authenticates the application by a JWT on every request
- * (DESIGN.md §7): RS256 with the application's private key, `kid` = the
+ * (docs/architecture.md#upstream-aggregators): RS256 with the application's private key, `kid` = the
  * application id, `iss` `enablebanking.com`, `aud` `api.enablebanking.com`,
  * and a lifetime of at most 24 hours. One token is signed and reused until
  * shortly before it expires. The token is a credential: it never reaches a

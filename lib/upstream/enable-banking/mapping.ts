@@ -16,8 +16,8 @@ import type {
 import type { z } from "zod";
 
 /**
- * Enable Banking JSON → the upstream interface's camelCase shapes (DESIGN.md
- * §7), field by field. Transactions have their own file (transactions.ts).
+ * Enable Banking JSON → the upstream interface's camelCase shapes
+ * (docs/architecture.md#upstream-aggregators), field by field. Transactions have their own file (transactions.ts).
  */
 
 const DAY_SECONDS = 24 * 60 * 60;

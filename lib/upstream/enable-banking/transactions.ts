@@ -11,8 +11,8 @@ import {
 } from "./wire";
 
 /**
- * Enable Banking transactions → `UpstreamTransaction` (DESIGN.md §7). Each
- * keeps its own JSON as `rawJson` (CONTRACT §8.4).
+ * Enable Banking transactions → `UpstreamTransaction` (docs/architecture.md#upstream-aggregators). Each
+ * keeps its own JSON as `rawJson` (/docs/envelopes).
  */
 
 /**
@@ -105,7 +105,7 @@ export function toUpstreamTransaction(
       orNull(resource.entry_reference) ??
       orNull(resource.transaction_id) ??
       synthesizedReference(raw),
-    // Unsigned: the sign is the indicator (CONTRACT §8.4).
+    // Unsigned: the sign is the indicator (/docs/envelopes).
     amount: resource.transaction_amount.amount.replace(/^[+-]/, ""),
     currency: resource.transaction_amount.currency.toUpperCase(),
     creditDebitIndicator: toIndicator(resource),

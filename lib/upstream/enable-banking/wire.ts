@@ -3,7 +3,7 @@ import { toUnexpectedBodyError } from "./errors";
 
 /**
  * Enable Banking's JSON, as far as the connector reads it (snake_case stays
- * here, at the edge: STYLE.md rule 12). Fields a bank may leave out are
+ * here, at the edge: docs/architecture.md#names-and-the-edge). Fields a bank may leave out are
  * `nullish`; unknown fields are ignored. Parsing failures name the field path,
  * never its value.
  */
@@ -128,7 +128,7 @@ export type TransactionResource = z.infer<typeof transactionSchema>;
 
 export const applicationResponseSchema = z.object({ active: z.boolean().nullish() });
 
-/** Parse, don't validate (STYLE.md rule 6): a body that does not fit is the bank's error. */
+/** Parse, don't validate (docs/architecture.md#parse-dont-validate): a body that does not fit is the bank's error. */
 export function parseWire<T>(schema: z.ZodType<T>, value: unknown, route: string): T {
   const result = schema.safeParse(value);
   if (result.success) return result.data;

@@ -15,7 +15,7 @@ import { findSandboxToken, signSandboxToken, type SandboxClaims } from "./tokens
  * The accounts of a sandbox session. Everything is derived from the session's
  * claims, so that an account uid (a signed token carrying session nonce, bank
  * and index) is enough to rebuild the account on any later call: the sandbox
- * keeps no state (DESIGN.md §7).
+ * keeps no state (docs/architecture.md#upstream-aggregators).
  */
 
 const ACCOUNT_NAMES = {

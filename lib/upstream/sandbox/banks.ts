@@ -1,7 +1,7 @@
 import type { Aspsp, PsuType, UpstreamFailureReason } from "../types";
 
 /**
- * The sandbox's banks (DESIGN.md §7): fictional, clearly named "Sandbox …",
+ * The sandbox's banks (docs/architecture.md#upstream-aggregators): fictional, clearly named "Sandbox …",
  * two or three per country, deterministic. The bank code is the national
  * bank identifier inside the BBAN (DK reg. no., SE clearing, NO/FI bank id,
  * DE Bankleitzahl, NL bank code) so that IBANs look like the real thing.
@@ -29,8 +29,8 @@ export type AccountKind =
   | "merchant";
 
 /**
- * Failure scenarios for QA (DESIGN.md §7: "scenario banks that produce every
- * sync failure reason"). Declared here; the sync issue makes them fail.
+ * Failure scenarios for QA (docs/architecture.md#upstream-aggregators: a scenario bank
+ * for every sync failure reason). Declared here; the sync issue makes them fail.
  */
 export interface SandboxScenario {
   reason: UpstreamFailureReason;
@@ -208,7 +208,7 @@ export const SANDBOX_BANKS = [
 ] as const satisfies readonly SandboxBank[];
 
 /**
- * One DK bank per SPEC 7.3 reason (and psu_present_required), each with the
+ * One DK bank per sync failure reason of /docs/sync (and psu_present_required), each with the
  * Enable Banking code it answers with, and a bank whose consent lasts five
  * minutes. A scenario bank behaves normally for the first minute after the
  * consent (so that connecting it works), then every read fails

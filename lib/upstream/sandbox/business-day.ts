@@ -21,7 +21,7 @@ import { seededRandom, type SeededRandom } from "./seeded-random";
  * A day of a business current account: customer payments with invoice
  * numbers on weekdays, suppliers on Tuesdays, payroll on payday, office rent,
  * quarterly VAT, software subscriptions (One.com, MCC 4816, as in the
- * CONTRACT §12 fixture) and card spending.
+ * SDKs' test fixture) and card spending.
  */
 
 function spendingsOf(account: SandboxAccount): Spending[] {

@@ -1,7 +1,7 @@
 /**
  * Calendar days for the sandbox ledger, as integers (days since 1970-01-01,
  * UTC) so that ranges are plain loops. Wire dates are `YYYY-MM-DD`
- * (CONTRACT §7.2).
+ * (/docs/data).
  */
 
 export const DAY_MS = 24 * 60 * 60 * 1000;

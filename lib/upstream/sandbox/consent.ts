@@ -4,7 +4,7 @@ import { SANDBOX_CODE_LIFETIME_MS } from "./index";
 import { findSandboxToken, signSandboxToken, type SandboxClaims } from "./tokens";
 
 /**
- * The sandbox bank's consent page (DESIGN.md §7): what the user is asked,
+ * The sandbox bank's consent page (docs/architecture.md#upstream-aggregators): what the user is asked,
  * and where Approve or Deny sends the browser. The redirect URL and state
  * come from the signed authorization id, so the page cannot be turned into
  * an open redirect.

@@ -15,7 +15,7 @@ import { seededRandom, type SeededRandom } from "./seeded-random";
  * ledger gives it a running balance and an entry reference. The rules of a
  * day live in personal-day.ts and business-day.ts; they are pure functions of
  * (account seed, day), so the same day always gives the same transactions
- * (DESIGN.md §7).
+ * (docs/architecture.md#upstream-aggregators).
  */
 
 export interface Counterparty {

@@ -25,7 +25,7 @@ import { findSandboxToken, signSandboxToken } from "./tokens";
 import { MAX_HISTORY_DAYS, pageOfTransactions, toUpstreamTransaction } from "./transactions";
 
 /**
- * The sandbox aggregator (DESIGN.md §7): the default upstream. It behaves
+ * The sandbox aggregator (docs/architecture.md#upstream-aggregators): the default upstream. It behaves
  * like Enable Banking (a consent page to send the browser to, a code back on
  * the redirect, a session with accounts, paged transactions) and keeps no
  * state: every id it hands out is a signed token (tokens.ts), and every

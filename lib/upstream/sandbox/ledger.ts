@@ -100,7 +100,7 @@ export function ledgerOf(account: SandboxAccount, fromDay: number, toDay: number
     : sweptLedger(account, fromDay, toDay);
 }
 
-/** Decimal string with two decimals, signed (CONTRACT §8.4: money is a string). */
+/** Decimal string with two decimals, signed (see /docs/envelopes: money is a string). */
 export function formatMinor(minor: number): string {
   const abs = Math.abs(minor);
   const units = Math.floor(abs / 100);

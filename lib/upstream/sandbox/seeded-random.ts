@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 /**
  * A deterministic PRNG for the sandbox's invented bank data: the same seed
  * always gives the same sequence, on every machine, so the same account and
- * day always give the same transactions (DESIGN.md §7). Not for secrets.
+ * day always give the same transactions (docs/architecture.md#upstream-aggregators). Not for secrets.
  *
  * xoshiro128** (Blackman & Vigna), seeded with the first 128 bits of
  * SHA-256(seed parts joined by "|").

@@ -5,7 +5,7 @@ import { getEnv } from "../../env";
 import { PSU_TYPES } from "../types";
 
 /**
- * The sandbox aggregator is stateless (DESIGN.md §7): authorization ids,
+ * The sandbox aggregator is stateless (docs/architecture.md#upstream-aggregators): authorization ids,
  * codes, session ids, account uids and continuation keys are tokens that carry
  * what the sandbox needs, signed with HMAC-SHA256 so that a tampered one is
  * refused.

@@ -6,7 +6,7 @@ import { formatMinor, ledgerOf, type LedgerEntry } from "./ledger";
 
 /**
  * The sandbox's statement, **newest first** (as the data API serves it,
- * CONTRACT §7.2): by booking date descending, and within a day the latest
+ * /docs/data): by booking date descending, and within a day the latest
  * entry first. Pages are cut by a cursor (a day and how many of its entries
  * were already given), so each page only generates the days it shows.
  */

@@ -11,7 +11,7 @@ import { FocusMessage } from "../../_components/focus-message";
 import { loadFlowScreen } from "../../_lib/context";
 
 /**
- * The magic link's landing page (DESIGN.md §6.2). Opening it consumes
+ * The magic link's landing page (docs/protocol.md#sign-in). Opening it consumes
  * nothing — mail scanners fetch links — so it shows a button; only a POST
  * from the browser that asked signs in. A link opened in another browser
  * says so at once (the browser's login nonce is compared, nothing is used)

@@ -4,7 +4,7 @@ import { describeSandboxAuthorization } from "@/lib/upstream/sandbox/consent";
 const SERVICE_NAME = "Bank Connect";
 
 /**
- * The sandbox bank's own consent page (DESIGN.md §7): what a real bank would
+ * The sandbox bank's own consent page (docs/architecture.md#upstream-aggregators): what a real bank would
  * show after the redirect, with Approve and Deny. Served by this app so the
  * whole product runs offline; it looks like a bank of its own, marked as a
  * test.

@@ -3,7 +3,7 @@ import { handleInstallRecipientKey } from "@/lib/partners/recipient-key";
 
 export const dynamic = "force-dynamic";
 
-/** CONTRACT §9, the 1.2 spelling of PUT /api/partners/mine/recipient-key. */
+/** The 1.2 spelling of PUT /api/partners/mine/recipient-key (/docs/recipient-keys). */
 export function PUT(request: Request) {
   return handleInstallRecipientKey(request);
 }

@@ -3,7 +3,7 @@ import { handleRecipientKeyChallenge } from "@/lib/partners/recipient-key";
 
 export const dynamic = "force-dynamic";
 
-/** CONTRACT §9, the 1.2 spelling of POST /api/partners/mine/recipient-key/challenge. */
+/** The 1.2 spelling of POST /api/partners/mine/recipient-key/challenge (/docs/recipient-keys). */
 export function POST(request: Request) {
   return handleRecipientKeyChallenge(request);
 }

@@ -3,7 +3,7 @@ import { handleInstallRecipientKey } from "@/lib/partners/recipient-key";
 
 export const dynamic = "force-dynamic";
 
-/** CONTRACT §9: installs the partner's recipient key after the possession challenge. */
+/** Installs the partner's recipient key after the possession challenge (/docs/recipient-keys). */
 export function PUT(request: Request) {
   return handleInstallRecipientKey(request);
 }

@@ -3,7 +3,7 @@ import { handleRecipientKeyChallenge } from "@/lib/partners/recipient-key";
 
 export const dynamic = "force-dynamic";
 
-/** CONTRACT §9: seals the possession challenge to the public key being installed. */
+/** Seals the possession challenge to the public key being installed (/docs/recipient-keys). */
 export function POST(request: Request) {
   return handleRecipientKeyChallenge(request);
 }
