@@ -35,7 +35,6 @@ const UNKNOWN = [
   "/nope",
   "/oauth/nope",
   "/oauth",
-  "/api",
   "/.well-known/nope",
   "/docs/nope",
   "/_next/static/nope.js",

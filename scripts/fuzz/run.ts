@@ -98,7 +98,12 @@ async function main() {
   process.exitCode = failed > 0 ? 1 : 0;
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+// Exits explicitly: the embedded PostgreSQL package's exit hooks would end
+// the process with status 0 and hide the failures counted above.
+main().then(
+  () => process.exit(process.exitCode ?? 0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
