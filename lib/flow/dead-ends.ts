@@ -1,5 +1,5 @@
 import { db } from "../db/client";
-import { toScreenBranding } from "../partners/branding";
+import { SCREEN_BRANDING_SELECT, toScreenBranding } from "../partners/branding";
 import { findFlowRecordByCookie, partnerSiteOf, RENEW_PATH, STEP_PATHS } from "./flows";
 
 /**
@@ -77,14 +77,7 @@ export async function flowBrandingById(flowId: string | null) {
           partner: {
             select: {
               name: true,
-              displayName: true,
-              logoHash: true,
-              logo: { select: { contentType: true } },
-              accentColor: true,
-              supportUrl: true,
-              termsUrl: true,
-              privacyUrl: true,
-              purpose: true,
+              ...SCREEN_BRANDING_SELECT,
             },
           },
         },

@@ -1,4 +1,5 @@
 import type { FlowStep } from "../db/generated/enums";
+import { SCREEN_BRANDING_SELECT } from "../partners/branding";
 import { countSignedIn, countStarted } from "../analytics/counters";
 import { db } from "../db/client";
 import { keyedHash, matchesKeyedHash } from "../crypto/keyed-hash";
@@ -109,14 +110,7 @@ export async function findFlowRecordByCookie(value: string | null | undefined, n
               name: true,
               status: true,
               recipientPublicKey: true,
-              displayName: true,
-              logoHash: true,
-              logo: { select: { contentType: true } },
-              accentColor: true,
-              supportUrl: true,
-              termsUrl: true,
-              privacyUrl: true,
-              purpose: true,
+              ...SCREEN_BRANDING_SELECT,
               defaultLanguage: true,
             },
           },

@@ -35,6 +35,18 @@ interface BrandingSource {
 
 const HEX_COLOR = /^#[0-9a-f]{6}$/i;
 
+/** The partner columns toScreenBranding reads, for a query's `select`. */
+export const SCREEN_BRANDING_SELECT = {
+  displayName: true,
+  logoHash: true,
+  logo: { select: { contentType: true } },
+  accentColor: true,
+  supportUrl: true,
+  termsUrl: true,
+  privacyUrl: true,
+  purpose: true,
+} as const;
+
 export function toScreenBranding(
   partner: BrandingSource | null,
   clientName: string,
