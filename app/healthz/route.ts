@@ -1,13 +1,6 @@
-import { isDatabaseReachable } from "@/lib/db/health";
-import { jsonResponse } from "@/lib/http/respond";
+import { healthRoute } from "@/lib/api/direct-routes";
 
 export const dynamic = "force-dynamic";
 
-/** Liveness and readiness: 503 while the database cannot be reached. */
-export async function GET() {
-  const database = await isDatabaseReachable();
-  return jsonResponse(
-    { status: database ? "ok" : "unavailable", database: database ? "ok" : "unreachable" },
-    { status: database ? 200 : 503, headers: { "Cache-Control": "no-store" } },
-  );
-}
+// The service's HTTP server answers this route from the same handler without Next (docs/edge.md).
+export const GET = healthRoute;

@@ -5,7 +5,7 @@ import { log } from "../log";
 import { apiJson } from "./data";
 
 /** Next passes `params` only to routes with dynamic segments. */
-type RouteContext = { params?: Promise<Record<string, string | string[]> | undefined> };
+export type RouteContext = { params?: Promise<Record<string, string | string[]> | undefined> };
 type Operation = (
   principal: ApiKeyPrincipal,
   request: Request,
@@ -19,11 +19,11 @@ type Operation = (
  * database is unreachable every call answers 503 transient with Retry-After.
  */
 export function dataOperation(operation: Operation) {
-  return async (request: Request, context: RouteContext): Promise<Response> => {
+  return async (request: Request, context?: RouteContext): Promise<Response> => {
     try {
       const principal = await authenticateApiKeyRequest(request);
       if (principal instanceof Response) return principal;
-      const raw = (await context.params) ?? {};
+      const raw = (await context?.params) ?? {};
       const params = Object.fromEntries(
         Object.entries(raw).map(([name, value]) => [
           name,

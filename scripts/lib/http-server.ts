@@ -4,19 +4,13 @@ import next from "next";
 import { getEnv } from "../../lib/env";
 import { log } from "../../lib/log";
 import { CLIENT_IP_HEADER, resolveClientIp } from "../../lib/http/client-ip";
-import {
-  edge,
-  EDGE_REQUEST_HEADERS,
-  methodRefusal,
-  type EdgeAnswer,
-  type EdgeSettings,
-} from "../../lib/http/edge";
+import { methodRefusal, type EdgeSettings } from "../../lib/http/edge";
 import { discoveryAnswer } from "../../lib/oauth/discovery";
-import { pathnameOf } from "../../lib/http/body-limits";
 import { observeRequest } from "../../lib/http/observe";
 import { startTracingFromSettings } from "../../lib/tracing/setup";
 import { guardRequestBody, GuardedIncomingMessage, judgeDeclaredBody } from "./body-guard";
 import { REPO_ROOT } from "./database";
+import { answerBeforeNext, writeAnswer } from "./before-next";
 
 /**
  * The service's HTTP server: Next's request handler behind a plain Node
@@ -30,7 +24,9 @@ import { REPO_ROOT } from "./database";
  * - refuses oversize bodies (body-guard.ts);
  * - runs the edge (lib/http/edge.ts): request guards, rate limits, constant
  *   documents, security headers and the pages' CSP nonce. Doing this here
- *   rather than in Next's middleware costs a fraction of the CPU per request.
+ *   rather than in Next's middleware costs a fraction of the CPU per request;
+ * - answers the partner API's hot paths from their handlers without Next
+ *   (before-next.ts, lib/api/direct-routes.ts).
  */
 
 export interface RunningServer {
@@ -43,14 +39,6 @@ function stampClientIp(request: IncomingMessage, trustedProxyHops: number) {
     request.headers["x-forwarded-for"],
     trustedProxyHops,
   );
-}
-
-function writeAnswer(request: IncomingMessage, response: ServerResponse, answer: EdgeAnswer) {
-  const body = answer.body === null ? null : Buffer.from(answer.body);
-  response.writeHead(answer.status, { ...answer.headers, "Content-Length": body?.length ?? 0 });
-  // A body the answer did not need is drained, so the connection stays usable.
-  request.resume();
-  response.end(request.method === "HEAD" ? undefined : body);
 }
 
 export async function serveNext(options: {
@@ -76,22 +64,9 @@ export async function serveNext(options: {
     constants: discoveryAnswer,
   };
 
+  const origin = new URL(env.issuer).origin;
   const serve = async (request: IncomingMessage, response: ServerResponse) => {
-    const outcome = await edge(
-      {
-        method: request.method ?? "GET",
-        pathname: pathnameOf(request.url ?? "/"),
-        clientIp: String(request.headers[CLIENT_IP_HEADER]),
-        authorization: request.headers.authorization,
-      },
-      settings,
-    );
-    if ("answer" in outcome) return writeAnswer(request, response, outcome.answer);
-    for (const name of EDGE_REQUEST_HEADERS) delete request.headers[name];
-    Object.assign(request.headers, outcome.pass.requestHeaders);
-    for (const [name, value] of Object.entries(outcome.pass.responseHeaders)) {
-      response.setHeader(name, value);
-    }
+    if (await answerBeforeNext(request, response, settings, origin)) return;
     await handle(request, response);
   };
 

@@ -1,7 +1,8 @@
-import { listConnections } from "@/lib/api/data";
-import { dataOperation, outsideScope } from "@/lib/api/route";
+import { connectionsRoute } from "@/lib/api/direct-routes";
+import { outsideScope } from "@/lib/api/route";
 
 export const dynamic = "force-dynamic";
 
-export const GET = dataOperation((principal) => listConnections(principal));
+// The service's HTTP server answers this route from the same handler without Next (docs/edge.md).
+export const GET = connectionsRoute;
 export { outsideScope as POST, outsideScope as PUT, outsideScope as PATCH, outsideScope as DELETE };

@@ -1,7 +1,8 @@
-import { dataOperation, outsideScope } from "@/lib/api/route";
-import { handleBulkSync } from "@/lib/api/sync";
+import { bulkSyncRoute } from "@/lib/api/direct-routes";
+import { outsideScope } from "@/lib/api/route";
 
 export const dynamic = "force-dynamic";
 
-export const POST = dataOperation((principal, request) => handleBulkSync(principal, request));
+// The service's HTTP server answers this route from the same handler without Next (docs/edge.md).
+export const POST = bulkSyncRoute;
 export { outsideScope as GET, outsideScope as PUT, outsideScope as PATCH, outsideScope as DELETE };

@@ -1,7 +1,6 @@
-import { handleRevokeRequest } from "@/lib/oauth/revoke";
+import { revokeRoute } from "@/lib/api/direct-routes";
 
 export const dynamic = "force-dynamic";
 
-export function POST(request: Request) {
-  return handleRevokeRequest(request);
-}
+// The service's HTTP server answers this route from the same handler without Next (docs/edge.md).
+export const POST = revokeRoute;

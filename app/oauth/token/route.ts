@@ -1,7 +1,6 @@
-import { handleTokenRequest } from "@/lib/oauth/token";
+import { tokenRoute } from "@/lib/api/direct-routes";
 
 export const dynamic = "force-dynamic";
 
-export function POST(request: Request) {
-  return handleTokenRequest(request);
-}
+// The service's HTTP server answers this route from the same handler without Next (docs/edge.md).
+export const POST = tokenRoute;

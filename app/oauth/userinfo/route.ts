@@ -1,7 +1,6 @@
-import { handleUserinfoRequest } from "@/lib/oauth/userinfo";
+import { userinfoRoute } from "@/lib/api/direct-routes";
 
 export const dynamic = "force-dynamic";
 
-export function GET(request: Request) {
-  return handleUserinfoRequest(request);
-}
+// The service's HTTP server answers this route from the same handler without Next (docs/edge.md).
+export const GET = userinfoRoute;

@@ -1,9 +1,8 @@
-import { dataOperation, outsideScope } from "@/lib/api/route";
-import { handleAccountSync } from "@/lib/api/sync";
+import { accountSyncRoute } from "@/lib/api/direct-routes";
+import { outsideScope } from "@/lib/api/route";
 
 export const dynamic = "force-dynamic";
 
-export const POST = dataOperation((principal, request, params) =>
-  handleAccountSync(principal, request, params.id ?? ""),
-);
+// The service's HTTP server answers this route from the same handler without Next (docs/edge.md).
+export const POST = accountSyncRoute;
 export { outsideScope as GET, outsideScope as PUT, outsideScope as PATCH, outsideScope as DELETE };

@@ -1,9 +1,8 @@
-import { listTransactions } from "@/lib/api/transactions";
-import { dataOperation, outsideScope } from "@/lib/api/route";
+import { transactionsRoute } from "@/lib/api/direct-routes";
+import { outsideScope } from "@/lib/api/route";
 
 export const dynamic = "force-dynamic";
 
-export const GET = dataOperation((principal, request, params) =>
-  listTransactions(principal, params.id ?? "", new URL(request.url).searchParams),
-);
+// The service's HTTP server answers this route from the same handler without Next (docs/edge.md).
+export const GET = transactionsRoute;
 export { outsideScope as POST, outsideScope as PUT, outsideScope as PATCH, outsideScope as DELETE };

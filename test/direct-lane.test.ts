@@ -1,0 +1,104 @@
+import { request as httpRequest } from "node:http";
+import { gunzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { acceptsGzip, COMPRESS_FROM_BYTES } from "../scripts/lib/direct-lane";
+import { observedJourney } from "./observed-journey";
+import { startObservedServer, type ObservedServer } from "./observed-server";
+
+/**
+ * The partner API answered by the service's own HTTP server without Next
+ * (scripts/lib/before-next.ts), over real HTTP against real PostgreSQL.
+ */
+
+let server: ObservedServer;
+let apiKey: string;
+beforeAll(async () => {
+  server = await startObservedServer();
+  ({ apiKey } = await observedJourney(server.origin));
+});
+afterAll(() => server.close());
+
+function get(path: string, headers: Record<string, string>) {
+  return new Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }>(
+    (resolve, reject) => {
+      // `path` as an option: a URL string would have its dot segments resolved by the client.
+      const request = httpRequest(server.origin, { path, headers }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: Buffer.concat(chunks),
+          }),
+        );
+      });
+      request.on("error", reject);
+      request.end();
+    },
+  );
+}
+
+describe("the direct lane", () => {
+  it("gzips a large answer for a client that accepts it, and sends the same bytes plain otherwise", async () => {
+    const authorization = `Bearer ${apiKey}`;
+    const plain = await get("/api/accounts", { authorization });
+    expect(plain.status).toBe(200);
+    expect(plain.headers["content-encoding"]).toBeUndefined();
+    expect(plain.headers.vary).toBe("Accept-Encoding");
+    expect(plain.body.length).toBeGreaterThanOrEqual(COMPRESS_FROM_BYTES);
+    expect(Number(plain.headers["content-length"])).toBe(plain.body.length);
+
+    const zipped = await get("/api/accounts", { authorization, "accept-encoding": "br, gzip" });
+    expect(zipped.headers["content-encoding"]).toBe("gzip");
+    expect(gunzipSync(zipped.body).equals(plain.body)).toBe(true);
+    expect(zipped.body.length).toBeLessThan(plain.body.length);
+
+    const refused = await get("/api/accounts", { authorization, "accept-encoding": "gzip;q=0, *" });
+    expect(refused.headers["content-encoding"]).toBeUndefined();
+    expect(refused.body.equals(plain.body)).toBe(true);
+  });
+
+  it("leaves a small answer plain and keeps the edge's headers and the handler's own", async () => {
+    const refused = await get("/api/accounts", { "accept-encoding": "gzip" });
+    expect(refused.status).toBe(401);
+    expect(refused.headers["content-encoding"]).toBeUndefined();
+    expect(refused.headers["www-authenticate"]).toBe('Bearer error="invalid_token"');
+    expect(refused.headers["x-frame-options"]).toBe("DENY");
+    expect(refused.headers["content-security-policy"]).toBe(
+      "default-src 'none'; frame-ancestors 'none'",
+    );
+    expect(refused.headers["x-request-id"]).toEqual(expect.any(String));
+  });
+
+  it("answers only a target that is its own path: dot segments and other methods go on to Next", async () => {
+    // The observed server answers 404 where the real one hands the request to Next.
+    expect((await get("/api/x/../accounts", { authorization: `Bearer ${apiKey}` })).status).toBe(
+      404,
+    );
+    const head = await new Promise<number>((resolve, reject) => {
+      const request = httpRequest(`${server.origin}/api/accounts`, { method: "HEAD" }, (r) => {
+        r.resume();
+        resolve(r.statusCode ?? 0);
+      });
+      request.on("error", reject);
+      request.end();
+    });
+    expect(head).toBe(404);
+  });
+});
+
+describe("acceptsGzip", () => {
+  it("reads Accept-Encoding with its weights", () => {
+    expect(acceptsGzip(undefined)).toBe(false);
+    expect(acceptsGzip("")).toBe(false);
+    expect(acceptsGzip("gzip")).toBe(true);
+    expect(acceptsGzip("br, GZIP;q=0.5")).toBe(true);
+    expect(acceptsGzip("gzip;q=0")).toBe(false);
+    expect(acceptsGzip("gzip; q=0.0, *")).toBe(false);
+    expect(acceptsGzip("*")).toBe(true);
+    expect(acceptsGzip("*;q=0")).toBe(false);
+    expect(acceptsGzip("br, deflate")).toBe(false);
+    expect(acceptsGzip("identity")).toBe(false);
+  });
+});
