@@ -17,7 +17,7 @@ import {
   yieldToEventLoop,
   type SyncDeadline,
 } from "./budget";
-import { accountColumns, balanceColumns } from "./sealing";
+import { accountColumns, balanceColumns, identityHashCandidates } from "./sealing";
 import {
   insertTransactions,
   sealTransactions,
@@ -315,12 +315,17 @@ export async function renewConnection(
     const accounts: ConnectedAccount[] = [];
     for (const [index, account] of session.accounts.entries()) {
       const columns = accountColumns(sealingKey, account);
-      const match = existing.find(
-        (row) =>
-          row.identityHash !== null &&
-          columns.identityHash !== null &&
-          timingSafeEqualString(row.identityHash, columns.identityHash),
-      );
+      // Under the current secret or, during a rotation, the previous one; the
+      // update below stores the current secret's hash.
+      const candidates = identityHashCandidates(account);
+      const match = existing.find((row) => {
+        let matched = false;
+        for (const candidate of candidates) {
+          if (row.identityHash === null) continue;
+          matched = timingSafeEqualString(row.identityHash, candidate) || matched;
+        }
+        return matched;
+      });
       const row = match
         ? await tx.account.update({
             where: { id: match.id },

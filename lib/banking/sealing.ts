@@ -1,5 +1,6 @@
 import { sealJson, toPlaintext } from "../crypto/envelope";
-import { keyedHash } from "../crypto/keyed-hash";
+import { keyedHash, keyedHashCandidates } from "../crypto/keyed-hash";
+import { getEnv } from "../env";
 import type { UpstreamAccount, UpstreamBalance, UpstreamTransaction } from "../upstream/types";
 
 /**
@@ -9,10 +10,25 @@ import type { UpstreamAccount, UpstreamBalance, UpstreamTransaction } from "../u
  * keyed hashes (docs/architecture.md#domain-model).
  */
 
+const identityOf = (account: UpstreamAccount): string | null => {
+  const number = account.iban ?? account.bban;
+  return number ? `${account.currency}|${number}` : null;
+};
+
 /** The account's number as a keyed hash: how a renewal recognizes it under a new uid. */
 function identityHashOf(account: UpstreamAccount): string | null {
-  const number = account.iban ?? account.bban;
-  return number ? keyedHash("account-identity", `${account.currency}|${number}`) : null;
+  const identity = identityOf(account);
+  return identity ? keyedHash("account-identity", identity) : null;
+}
+
+/**
+ * Every identity hash a stored account of this number may carry: the current
+ * secret's and, while a rotation is under way, the previous secret's
+ * (docs/operations.md#rotating-secret_key).
+ */
+export function identityHashCandidates(account: UpstreamAccount): string[] {
+  const identity = identityOf(account);
+  return identity ? keyedHashCandidates("account-identity", identity) : [];
 }
 
 export function accountColumns(sealingKey: string, account: UpstreamAccount) {
@@ -48,6 +64,16 @@ export const transactionDedupeHash = (transaction: UpstreamTransaction) =>
   keyedHash("transaction-dedupe", transaction.entryReference);
 
 /**
+ * The same under the previous secret while a rotation is under way (null
+ * otherwise): a transaction stored before the rotation is recognized and not
+ * stored again (docs/operations.md#rotating-secret_key).
+ */
+function previousDedupeHash(transaction: UpstreamTransaction): string | null {
+  const previous = getEnv().previousSecretKey;
+  return previous ? keyedHash("transaction-dedupe", transaction.entryReference, previous) : null;
+}
+
+/**
  * A transaction's plaintext columns and the compact JSON text to seal into
  * its `enc` (sealing is done in bulk, by the sealing pool).
  */
@@ -62,6 +88,7 @@ export function transactionRow(transaction: UpstreamTransaction) {
       transactionDate: transaction.transactionDate,
       bankTransactionCode: transaction.bankTransactionCode,
       dedupeHash: transactionDedupeHash(transaction),
+      previousDedupeHash: previousDedupeHash(transaction),
     },
     plaintext: toPlaintext({
       amount: transaction.amount,

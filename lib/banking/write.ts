@@ -101,6 +101,20 @@ FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text
 ON CONFLICT ("accountId", "dedupeHash") DO NOTHING`;
 
 /**
+ * While a SECRET_KEY rotation is under way, a row stored under the previous
+ * secret's dedupe hash is the same transaction: its hash is rewritten to the
+ * current secret's (unless that one is stored too), so the insert that follows
+ * skips it and it stays recognized once the previous secret is gone
+ * (docs/operations.md#rotating-secret_key).
+ */
+const REHASH_TRANSACTIONS = `
+UPDATE "Transaction" AS stored SET "dedupeHash" = rows."dedupeHash"
+FROM unnest($2::text[], $3::text[]) AS rows("dedupeHash", "previousDedupeHash")
+WHERE stored."accountId" = $1::uuid AND stored."dedupeHash" = rows."previousDedupeHash"
+  AND NOT EXISTS (SELECT 1 FROM "Transaction" AS current
+    WHERE current."accountId" = $1::uuid AND current."dedupeHash" = rows."dedupeHash")`;
+
+/**
  * Writes the sealed transactions in chunks, each once its envelopes are
  * sealed; `beforeStatement` runs before each (the deadline's statement
  * timeout). Returns how many rows were new.
@@ -117,6 +131,14 @@ export async function insertTransactions(
     const envelopes = await beforeDeadline(pending, deadline);
     const rows = sealing.rows.slice(index * WRITE_CHUNK, index * WRITE_CHUNK + envelopes.length);
     await beforeStatement(tx);
+    if (rows.some((row) => row.previousDedupeHash !== null)) {
+      await tx.$executeRawUnsafe(
+        REHASH_TRANSACTIONS,
+        accountId,
+        rows.map((row) => row.dedupeHash),
+        rows.map((row) => row.previousDedupeHash),
+      );
+    }
     created += await tx.$executeRawUnsafe(
       INSERT_TRANSACTIONS,
       accountId,
