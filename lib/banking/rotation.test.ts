@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { db } from "../db/client";
-import { setSetting } from "../env";
+import { rawSetting, setSetting } from "../env";
 import { sandboxUpstream } from "../upstream/sandbox";
 import { approveSandboxAuthorization } from "../upstream/sandbox/consent";
 import { partnerTenantOf, partnerWithRecipientKey } from "../../test/bank-data";
@@ -10,21 +10,21 @@ import { renewConnection, storeConnection, storeHistory } from "./ingest";
 
 /**
  * Bank data stored before a SECRET_KEY rotation is recognized during it
- * (docs/operations.md#rotating-secret_key): a renewed consent finds its
+ * (docs/operations.md, "Rotating SECRET_KEY"): a renewed consent finds its
  * accounts again and a history fetched again stores no transaction twice.
  */
 
 const OLD = `old-${randomBytes(24).toString("hex")}`;
 const NEW = `new-${randomBytes(24).toString("hex")}`;
-const previousSecret = process.env.SECRET_KEY;
+const previousSecret = rawSetting("SECRET_KEY");
 const sandbox = sandboxUpstream({ baseUrl: ISSUER });
 const BANK = { name: "Sandbox Nordbank DK", country: "DK" };
 
-function useSecrets(current: string, previous?: string) {
+function setSecrets(current: string, previous?: string) {
   setSetting("SECRET_KEY", current);
   setSetting("SECRET_KEY_PREVIOUS", previous ?? "");
 }
-afterEach(() => useSecrets(previousSecret ?? OLD));
+afterEach(() => setSecrets(previousSecret ?? OLD));
 
 /** A consent of the same person at the same bank each time (the sandbox keys accounts by psuId). */
 async function consent(psuId: string) {
@@ -55,7 +55,7 @@ async function storedRows(connectionId: string) {
 
 /** A connection and its history stored under OLD, then renewed and fetched again under `secrets`. */
 async function renewAfterRotation(secrets: [string, string?]) {
-  useSecrets(OLD);
+  setSecrets(OLD);
   const { client, keys } = await partnerWithRecipientKey();
   const { user } = await mintApiKey(client);
   const tenant = await partnerTenantOf(client, user);
@@ -66,7 +66,7 @@ async function renewAfterRotation(secrets: [string, string?]) {
   const before = await storedRows(first.connectionId);
   expect(before.transactions).toBeGreaterThan(0);
 
-  useSecrets(...secrets);
+  setSecrets(...secrets);
   const renewed = await renewConnection({
     ...input,
     session: await consent(psuId),
@@ -90,7 +90,7 @@ describe("bank data across a SECRET_KEY rotation", () => {
     expect(after.transactions).toBe(before.transactions);
     // What was recognized now carries the new secret's hashes: it stays recognized without the old one.
     expect(after.identityHashes).not.toEqual(before.identityHashes);
-    useSecrets(NEW);
+    setSecrets(NEW);
     const again = await storeHistory({ ...input, accounts: renewed.accounts });
     expect(again.transactions).toBe(0);
   });

@@ -24,7 +24,7 @@ function identityHashOf(account: UpstreamAccount): string | null {
 /**
  * Every identity hash a stored account of this number may carry: the current
  * secret's and, while a rotation is under way, the previous secret's
- * (docs/operations.md#rotating-secret_key).
+ * (docs/operations.md, "Rotating SECRET_KEY").
  */
 export function identityHashCandidates(account: UpstreamAccount): string[] {
   const identity = identityOf(account);
@@ -66,7 +66,7 @@ export const transactionDedupeHash = (transaction: UpstreamTransaction) =>
 /**
  * The same under the previous secret while a rotation is under way (null
  * otherwise): a transaction stored before the rotation is recognized and not
- * stored again (docs/operations.md#rotating-secret_key).
+ * stored again (docs/operations.md, "Rotating SECRET_KEY").
  */
 function previousDedupeHash(transaction: UpstreamTransaction): string | null {
   const previous = getEnv().previousSecretKey;

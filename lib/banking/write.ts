@@ -105,7 +105,7 @@ ON CONFLICT ("accountId", "dedupeHash") DO NOTHING`;
  * secret's dedupe hash is the same transaction: its hash is rewritten to the
  * current secret's (unless that one is stored too), so the insert that follows
  * skips it and it stays recognized once the previous secret is gone
- * (docs/operations.md#rotating-secret_key).
+ * (docs/operations.md, "Rotating SECRET_KEY").
  */
 const REHASH_TRANSACTIONS = `
 UPDATE "Transaction" AS stored SET "dedupeHash" = rows."dedupeHash"
