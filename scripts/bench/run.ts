@@ -433,6 +433,9 @@ async function measureSync(
   log(`measuring ${SYNC_SAMPLES} sync(s) of a two-year-old shop account`);
   const latencies = new Latencies();
   let synced = 0;
+  // The sync requests' own time: preparing each shop account (storing its first history in this
+  // process, then forgetting part of it) is not the sync being measured.
+  let syncMs = 0;
   const started = performance.now();
   for (let i = 0; i < SYNC_SAMPLES; i += 1) {
     const shop = await connectShop(user.keys.publicKeyRawB64, user.tenantId);
@@ -446,11 +449,12 @@ async function measureSync(
     if (answer.status !== 200) throw new Error(`sync answered ${answer.status} ${answer.body}`);
     synced += (JSON.parse(answer.body) as { newTransactions?: number }).newTransactions ?? 0;
     latencies.add(answer.ms);
+    syncMs += answer.ms;
   }
   const seconds = (performance.now() - started) / 1000;
   const one = { durationMs: DURATION_MS, concurrency: 1 };
   const service: Measurement = {
-    rps: SYNC_SAMPLES / seconds,
+    rps: SYNC_SAMPLES / (syncMs / 1000),
     p50: latencies.percentile(50),
     p99: latencies.percentile(99),
     count: SYNC_SAMPLES,
@@ -466,7 +470,7 @@ async function measureSync(
       bare: await measure(bare.http, () => ({ method: "POST", path: "/sync", body: "{}" }), one),
       constant: await measure(constant.http, () => ({ path: "/constant" }), one),
     },
-    line: `Sync: ${synced} new transactions in ${fixed(seconds, 1)} s (${Math.round(synced / seconds)} transactions/s).`,
+    line: `Sync: ${synced} new transactions in ${SYNC_SAMPLES} sync requests taking ${fixed(syncMs / 1000, 1)} s together (${Math.round(synced / (syncMs / 1000))} transactions/s fetched from the sandbox bank, sealed and stored; ${fixed(seconds, 1)} s with preparing the accounts between them).`,
   };
 }
 
