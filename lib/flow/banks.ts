@@ -53,7 +53,7 @@ const subjectOf = (flow: BrowserFlow, user: SignedIn) =>
  * token. A bank is picked once the key exists (user-key mode), or on the way
  * to or from consent; a key not set up yet sends the browser to key setup.
  */
-const BANK_FORM = {
+export const BANK_FORM = {
   body: "form",
   errors: "empty",
   flow: "required",

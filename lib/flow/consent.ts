@@ -14,7 +14,7 @@ import { resolveNextStep, tenantHasConnection } from "./steps";
  * mode), from the flow's own signed-in browser with the flow's token. Consent
  * is given on the way to or from the bank; a key not set up yet is set up first.
  */
-const APPROVE_POST = {
+export const APPROVE_POST = {
   body: "form-or-json",
   errors: "json",
   flow: "required",

@@ -10,44 +10,23 @@ import {
   signedInCookie,
   startTestFlow,
 } from "../../test/oauth-fixtures";
+import { BANK_FORM } from "./banks";
 import { handleCancelRequest } from "./cancel";
-import { handleConsentApprove } from "./consent";
+import { APPROVE_POST, handleConsentApprove } from "./consent";
 import { csrfToken } from "./csrf";
 import { FLOW_ENDED_PATH, STALE_TAB_PATH } from "./dead-ends";
-import { guardFlowPost, type FlowPostRule } from "./guard";
-import { handleKeyRegistration } from "./key-setup";
-import { handleLoginRequest } from "./login";
+import { guardFlowPost } from "./guard";
+import { handleKeyRegistration, keyPost } from "./key-setup";
+import { handleLoginRequest, SIGN_IN_FORM } from "./login";
 import { FLOW_REFUSALS, type FlowRefusal } from "./refusals";
+import { SIGN_OUT_FORM } from "./sign-out";
 
 /**
  * The door of the flow's posts (./guard.ts), with real requests against the
  * real database: every refusal of the table, in each shape a browser reads.
  */
 
-const BANK_FORM = {
-  body: "form",
-  errors: "empty",
-  flow: "required",
-  user: "flow",
-  token: "bank",
-  steps: ["banks", "consent"],
-} as const satisfies FlowPostRule;
-
-const KEY_JSON = { ...BANK_FORM, body: "json", errors: "json", token: "key-setup" } as const;
-const SIGN_IN_FORM = {
-  body: "form",
-  errors: "empty",
-  flow: "optional",
-  user: "ignored",
-  token: "login",
-} as const satisfies FlowPostRule;
-const SIGN_OUT_FORM = {
-  body: "form",
-  errors: "empty",
-  flow: "optional",
-  user: "optional",
-  token: "sign-out",
-} as const satisfies FlowPostRule;
+const KEY_JSON = keyPost("key-setup");
 
 /** Every reason a test below produced, checked against the table at the end. */
 const seen = new Set<FlowRefusal>();
@@ -293,7 +272,7 @@ describe("the flow posts' door (guardFlowPost)", () => {
       "/setup",
     );
     await expectJson(
-      await guardFlowPost(json({ csrf: csrfToken(flow, "key-setup") }, { cookie }), KEY_JSON),
+      await guardFlowPost(json({ csrf: csrfToken(flow, "approve") }, { cookie }), APPROVE_POST),
       "wrong_step",
       "/setup",
     );

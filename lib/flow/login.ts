@@ -44,7 +44,7 @@ function loginPage(params: Record<string, string | number | null | undefined>): 
  * the flow's token (login CSRF); a form from a tab whose flow is over or was
  * replaced is sent on, not refused.
  */
-const SIGN_IN_FORM = {
+export const SIGN_IN_FORM = {
   body: "form",
   errors: "empty",
   flow: "optional",

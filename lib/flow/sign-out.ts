@@ -22,7 +22,7 @@ export const SIGNED_OUT_FROM_DASHBOARD = "dashboard";
 const DASHBOARD_SIGN_IN = `/login?${new URLSearchParams({ returnUrl: "/dashboard" })}`;
 
 /** Whoever is signed in (with the session's token), inside a flow or not. */
-const SIGN_OUT_FORM = {
+export const SIGN_OUT_FORM = {
   body: "form",
   errors: "empty",
   flow: "optional",
