@@ -142,6 +142,28 @@ test("two tabs in user-key mode: Allow in the older tab goes to the current flow
   await expect(page.locator("main [role=alert]")).toBeVisible();
 });
 
+test("two tabs at key setup: saving the key in the older tab goes to the current flow, not 'failed'", async ({
+  page,
+  context,
+}) => {
+  const client = await createJourneyClient(partnerApp().redirectUri);
+  await page.goto(authorizePath(client, newPkce().challenge, { state: "older-setup" }));
+  await signInByLink(page, uniqueEmail());
+  await expect(page).toHaveURL(/\/setup$/);
+
+  const newer = await context.newPage();
+  await newer.goto(authorizePath(client, newPkce().challenge, { state: "newer-setup" }));
+  await expect(newer).toHaveURL(/\/setup$/);
+
+  // The older tab's script posts the key with its replaced flow's token: the
+  // server names the way forward and the screen follows it.
+  await createKey(page);
+  await expect(page).toHaveURL(/\/error\?reason=stale_tab/);
+  await expect(page.locator("main [role=alert]")).toBeVisible();
+  await page.locator(".actions a.button").click();
+  await expect(page).toHaveURL(/\/setup$/);
+});
+
 test("Back after finishing says you're done and links to the partner, in the partner's look", async ({
   page,
 }) => {

@@ -15,7 +15,7 @@ import { countSync } from "../metrics";
 import { apiJson } from "./data";
 import { BulkSyncRequest, SyncRequest } from "./schemas";
 import { psuHeadersOf } from "./psu-headers";
-import { readBodyTextOrRefuse } from "../http/body-limits";
+import { bodyTooLargeFor, readJsonBody } from "../http/body-limits";
 
 /**
  * POST /api/accounts/{id}/sync and POST /api/sync (/docs/data,
@@ -31,15 +31,13 @@ const problem = (status: number, reason: string, detail?: string) =>
   apiJson({ status, reason, ...(detail ? { detail } : {}) }, status);
 
 async function readJson<T>(request: Request, schema: z.ZodType<T>): Promise<T | Response> {
-  const text = await readBodyTextOrRefuse(request);
-  if (text instanceof Response) return text;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return problem(400, "invalid_request", "the body must be JSON");
+  const read = await readJsonBody(request);
+  if (!read.ok) {
+    return read.problem === "too_large"
+      ? bodyTooLargeFor(request, read.limit)
+      : problem(400, "invalid_request", "the body must be JSON");
   }
-  const result = schema.safeParse(parsed);
+  const result = schema.safeParse(read.value);
   if (!result.success) {
     const issue = result.error.issues[0];
     const where = issue?.path.length ? issue.path.join(".") : "body";

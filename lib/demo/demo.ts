@@ -42,7 +42,7 @@ import {
   openFromStorage,
   sealForStorage,
 } from "./secrets";
-import { readBodyText } from "../http/body-limits";
+import { readFormBody } from "../http/body-limits";
 
 /**
  * The demo partner at /demo: a partner backend that reaches the service only
@@ -116,7 +116,8 @@ async function readForm(request: Request): Promise<URLSearchParams> {
   const type = request.headers.get("content-type") ?? "";
   if (!type.startsWith("application/x-www-form-urlencoded")) return new URLSearchParams();
   // A body over the limit is read as no form at all, which every demo step refuses.
-  return new URLSearchParams(await readBodyText(request).catch(() => ""));
+  const read = await readFormBody(request);
+  return read.ok ? read.value : new URLSearchParams();
 }
 
 /** The browser's latest live session, found only through its own cookie. */

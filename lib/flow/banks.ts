@@ -11,16 +11,14 @@ import { privateJson } from "../http/respond";
 import { log } from "../log";
 import { upstream } from "../upstream";
 import type { Aspsp, PsuType } from "../upstream/types";
-import { isStaleTabToken, isValidCsrfToken } from "./csrf";
-import { isSameOrigin } from "../http/origin";
-import { FLOW_ENDED_PATH, STALE_TAB_PATH } from "./dead-ends";
+import { FLOW_ENDED_PATH } from "./dead-ends";
 import { findIngestStatus, startIngest } from "./bank-ingest";
 import { LAST_COUNTRY_COOKIE } from "./bank-list";
 import { findBrowserFlow } from "./flows";
+import { guardFlowPost, type FlowPostRule } from "./guard";
 import { flowLocale } from "./locale";
 import { serverRelay } from "./relay-for-flow";
 import { resolveNextStep } from "./steps";
-import { readBodyTextOrRefuse } from "../http/body-limits";
 
 /**
  * The bank picker (/docs/flow): start a consent at the upstream, then
@@ -50,12 +48,19 @@ async function signedInFlow(
 const subjectOf = (flow: BrowserFlow, user: SignedIn) =>
   tenantSubject(flow.client.partner?.id ?? null, { id: user.userId, email: user.email });
 
-/** A bank form without this flow's token: sent on from an out-of-date tab, refused otherwise. */
-async function refuseBankForm(flow: BrowserFlow, csrf: string | null): Promise<Response | null> {
-  if (isValidCsrfToken(flow, "bank", csrf)) return null;
-  if (await isStaleTabToken(flow, "bank", csrf)) return redirect(STALE_TAB_PATH);
-  return new Response(null, { status: 403 });
-}
+/**
+ * The bank picker's forms: the flow's own signed-in browser, with the flow's
+ * token. A bank is picked once the key exists (user-key mode), or on the way
+ * to or from consent; a key not set up yet sends the browser to key setup.
+ */
+export const BANK_FORM = {
+  body: "form",
+  errors: "empty",
+  flow: "required",
+  user: "flow",
+  token: "bank",
+  steps: ["banks", "consent", "relay"],
+} as const satisfies FlowPostRule;
 
 /** Records the pending authorization and sends the browser to the bank's consent page. */
 async function sendToBank(
@@ -102,15 +107,10 @@ async function sendToBank(
 }
 
 export async function handleBankStart(request: Request): Promise<Response> {
-  if (!isSameOrigin(request)) return new Response(null, { status: 403 });
-  const signedIn = await signedInFlow(request);
-  if (signedIn instanceof Response) return signedIn;
-  const { flow, user } = signedIn;
-  const text = await readBodyTextOrRefuse(request);
-  if (text instanceof Response) return text;
-  const form = new URLSearchParams(text);
-  const refused = await refuseBankForm(flow, form.get("csrf"));
-  if (refused) return refused;
+  const post = await guardFlowPost(request, BANK_FORM);
+  if (post instanceof Response) return post;
+  const { flow, user } = post;
+  const { form } = post.body;
 
   const country = form.get("country") ?? "";
   const name = form.get("bank") ?? "";
@@ -268,15 +268,9 @@ export async function handleBankFinish(request: Request): Promise<Response> {
 
 /** "Continue" on the bank picker when a bank is already connected. */
 export async function handleBankContinue(request: Request): Promise<Response> {
-  if (!isSameOrigin(request)) return new Response(null, { status: 403 });
-  const signedIn = await signedInFlow(request);
-  if (signedIn instanceof Response) return signedIn;
-  const { flow, user } = signedIn;
-  const text = await readBodyTextOrRefuse(request);
-  if (text instanceof Response) return text;
-  const form = new URLSearchParams(text);
-  const refused = await refuseBankForm(flow, form.get("csrf"));
-  if (refused) return refused;
+  const post = await guardFlowPost(request, BANK_FORM);
+  if (post instanceof Response) return post;
+  const { flow, user } = post;
   const next = await resolveNextStep(flow, {
     id: user.userId,
     email: user.email,

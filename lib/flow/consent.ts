@@ -1,16 +1,27 @@
-import { findSignedInUser, isFreshSignIn } from "../auth/sessions";
+import { isFreshSignIn } from "../auth/sessions";
 import { tenantSubject } from "../banking/tenants";
 import { db } from "../db/client";
 import { jsonResponse } from "../http/respond";
 import { approveFlow } from "./approve";
 import { flowLoginPath } from "./continue";
-import { isStaleTabToken, isValidCsrfToken } from "./csrf";
-import { isSameOrigin } from "../http/origin";
-import { FLOW_ENDED_PATH, seeOther, STALE_TAB_PATH } from "./dead-ends";
-import { findBrowserFlow, keyModeFor } from "./flows";
+import { keyModeFor } from "./flows";
+import { guardFlowPost, type FlowPostRule } from "./guard";
 import { serverRelay } from "./relay-for-flow";
 import { resolveNextStep, tenantHasConnection } from "./steps";
-import { readBodyTextOrRefuse } from "../http/body-limits";
+
+/**
+ * Allow access: a form (partner-key mode) or the consent page's script (user-key
+ * mode), from the flow's own signed-in browser with the flow's token. Consent
+ * is given on the way to or from the bank; a key not set up yet is set up first.
+ */
+export const APPROVE_POST = {
+  body: "form-or-json",
+  errors: "json",
+  flow: "required",
+  user: "flow",
+  token: "approve",
+  steps: ["consent", "banks", "relay"],
+} as const satisfies FlowPostRule;
 
 /**
  * POST /consent/approve (/docs/flow).
@@ -34,37 +45,13 @@ import { readBodyTextOrRefuse } from "../http/body-limits";
  * the partner with nothing that opens the data, which is sealed to that key.
  */
 export async function handleConsentApprove(request: Request): Promise<Response> {
-  const refuse = (status: number, error: string) => jsonResponse({ error }, { status });
-  if (!isSameOrigin(request)) return refuse(403, "cross_origin");
-  const [flow, user] = await Promise.all([findBrowserFlow(request), findSignedInUser(request)]);
-  const isJson = (request.headers.get("content-type") ?? "").startsWith("application/json");
-  // A page that no longer matches the browser's flow is sent on, not refused:
-  // the form to a screen that says what happened, the script told where to go.
-  const sendOn = (status: number, error: string, location: string) =>
-    isJson ? jsonResponse({ error, location }, { status }) : seeOther(location);
-  if (!flow) return sendOn(401, "no_flow", FLOW_ENDED_PATH);
-  if (!user || flow.userId !== user.userId) return sendOn(401, "no_flow", "/login");
-
-  const text = await readBodyTextOrRefuse(request);
-  if (text instanceof Response) return text;
-  let csrf: string | null = null;
-  let relayedKey: string | null = null;
-  if (isJson) {
-    try {
-      const body = JSON.parse(text) as { csrf?: unknown; publicKey?: unknown } | null;
-      csrf = typeof body?.csrf === "string" ? body.csrf : null;
-      relayedKey = typeof body?.publicKey === "string" ? body.publicKey : null;
-    } catch {
-      return refuse(400, "invalid_body");
-    }
-  } else {
-    csrf = new URLSearchParams(text).get("csrf");
-  }
-  if (!isValidCsrfToken(flow, "approve", csrf)) {
-    if (await isStaleTabToken(flow, "approve", csrf))
-      return sendOn(409, "stale_tab", STALE_TAB_PATH);
-    return refuse(403, "invalid_csrf");
-  }
+  const post = await guardFlowPost(request, APPROVE_POST);
+  if (post instanceof Response) return post;
+  const { flow, user, body } = post;
+  const relayedKey =
+    body.kind === "json" && typeof body.fields.publicKey === "string"
+      ? body.fields.publicKey
+      : null;
 
   const subject = tenantSubject(flow.client.partner?.id ?? null, {
     id: user.userId,
@@ -88,12 +75,14 @@ export async function handleConsentApprove(request: Request): Promise<Response> 
   }
 
   // User-key mode needs the browser: the private key is only there.
-  if (!isJson) return new Response(null, { status: 303, headers: { Location: "/consent" } });
+  if (body.kind !== "json") {
+    return new Response(null, { status: 303, headers: { Location: "/consent" } });
+  }
   if (!user.publicKey || !(await tenantHasConnection(subject)))
-    return refuse(409, "onboarding_incomplete");
+    return post.refuse("onboarding_incomplete");
   // The browser names the key it is about to relay: a screen left open while
   // the user started over elsewhere would hand over a key that opens nothing.
-  if (relayedKey !== user.publicKey) return refuse(409, "key_changed");
+  if (relayedKey !== user.publicKey) return post.refuse("key_changed");
   const approval = await approveFlow(flow.id, user.userId);
   return jsonResponse({ redirectUri: approval.redirectUri, fields: approval.fields });
 }

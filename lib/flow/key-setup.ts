@@ -1,12 +1,8 @@
 import { countKeySetUp } from "../analytics/counters";
-import { findSignedInUser, type SignedInUser } from "../auth/sessions";
 import { parseRawPublicKey } from "../crypto/envelope";
 import { db } from "../db/client";
-import { readBodyTextOrRefuse } from "../http/body-limits";
 import { jsonResponse } from "../http/respond";
-import { isValidCsrfToken, type FlowAction } from "./csrf";
-import { isSameOrigin } from "../http/origin";
-import { findBrowserFlow } from "./flows";
+import { guardFlowPost, type FlowPostRule } from "./guard";
 import { resolveNextStep } from "./steps";
 
 /**
@@ -18,42 +14,22 @@ import { resolveNextStep } from "./steps";
  * Replacing the key is starting over (lib/flow/start-over.ts).
  */
 
-export const refuse = (status: number, error: string) =>
-  jsonResponse({ error }, { status, headers: { "Cache-Control": "no-store" } });
-
-export type FlowFromBrowser = NonNullable<Awaited<ReturnType<typeof findBrowserFlow>>>;
-
 /**
- * What every key request of the flow checks first: this service's Origin,
- * the browser's flow and its signed-in user, a JSON object body and the
- * flow's CSRF token for `action`. Answers the refusal, or the parts.
+ * The key posts (this one and starting over): the setup screen's script, from
+ * the flow's own signed-in browser, with the flow's token for the action.
+ * Registering works at any step once signed in: a key imported on a new
+ * device, or a setup resumed after its answer was lost, only says where to go.
  */
-export async function readKeyRequest(
-  request: Request,
-  action: FlowAction,
-): Promise<
-  Response | { flow: FlowFromBrowser; user: SignedInUser; body: Record<string, unknown> }
-> {
-  if (!isSameOrigin(request)) return refuse(403, "cross_origin");
-  const [flow, user] = await Promise.all([findBrowserFlow(request), findSignedInUser(request)]);
-  if (!flow || !user || flow.userId !== user.userId) return refuse(401, "no_flow");
-  const text = await readBodyTextOrRefuse(request);
-  if (text instanceof Response) return text;
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return refuse(400, "invalid_body");
-  }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    return refuse(400, "invalid_body");
-  }
-  const fields = body as Record<string, unknown>;
-  if (!isValidCsrfToken(flow, action, typeof fields.csrf === "string" ? fields.csrf : null)) {
-    return refuse(403, "invalid_csrf");
-  }
-  return { flow, user, body: fields };
-}
+export const keyPost = (token: "key-setup" | "start-over") =>
+  ({
+    body: "json",
+    errors: "json",
+    flow: "required",
+    user: "flow",
+    token,
+  }) as const satisfies FlowPostRule;
+
+const KEY_SETUP_POST = keyPost("key-setup");
 
 /** A raw P-256 public point in standard base64, or null. */
 export function validPublicKey(value: unknown): string | null {
@@ -67,13 +43,13 @@ export function validPublicKey(value: unknown): string | null {
 }
 
 export async function handleKeyRegistration(request: Request): Promise<Response> {
-  const read = await readKeyRequest(request, "key-setup");
-  if (read instanceof Response) return read;
-  const { flow, user, body } = read;
-  const publicKey = validPublicKey(body.publicKey);
-  if (!publicKey) return refuse(400, "invalid_key");
+  const post = await guardFlowPost(request, KEY_SETUP_POST);
+  if (post instanceof Response) return post;
+  const { flow, user } = post;
+  const publicKey = validPublicKey(post.body.fields.publicKey);
+  if (!publicKey) return post.refuse("invalid_key");
 
-  if (user.publicKey && user.publicKey !== publicKey) return refuse(409, "key_mismatch");
+  if (user.publicKey && user.publicKey !== publicKey) return post.refuse("key_mismatch");
   if (!user.publicKey) {
     // Conditional: two tabs registering at once cannot overwrite each other.
     const registered = await db().user.updateMany({
@@ -83,7 +59,7 @@ export async function handleKeyRegistration(request: Request): Promise<Response>
     if (registered.count === 1) await countKeySetUp(flow.id);
   }
   const stored = await db().user.findUniqueOrThrow({ where: { id: user.userId } });
-  if (stored.publicKey !== publicKey) return refuse(409, "key_mismatch");
+  if (stored.publicKey !== publicKey) return post.refuse("key_mismatch");
   const next = await resolveNextStep(flow, {
     id: stored.id,
     email: stored.email,

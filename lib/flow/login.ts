@@ -12,12 +12,8 @@ import { clientIpOf } from "../http/client-ip";
 import { readCookie } from "../http/cookies";
 import { toSafeReturnPath } from "../http/return-url";
 import { toScreenBranding } from "../partners/branding";
-import { isStaleTabToken, isValidCsrfToken } from "./csrf";
-import { isSameOrigin } from "../http/origin";
-import { FLOW_ENDED_PATH, STALE_TAB_PATH } from "./dead-ends";
-import { findBrowserFlow } from "./flows";
+import { guardFlowPost, type FlowPostRule } from "./guard";
 import { flowLocale } from "./locale";
-import { readBodyTextOrRefuse } from "../http/body-limits";
 
 /**
  * The sign-in forms (docs/protocol.md#sign-in). Plain HTML form posts, so
@@ -43,21 +39,33 @@ function loginPage(params: Record<string, string | number | null | undefined>): 
   return `/login?${query}`;
 }
 
+/**
+ * The sign-in forms work with or without a flow. Inside one they also carry
+ * the flow's token (login CSRF); a form from a tab whose flow is over or was
+ * replaced is sent on, not refused.
+ */
+export const SIGN_IN_FORM = {
+  body: "form",
+  errors: "empty",
+  flow: "optional",
+  user: "ignored",
+  token: "login",
+} as const satisfies FlowPostRule;
+
+/** The link's confirmation needs no flow: the link's token and the asking browser are its proof. */
+const LINK_CONFIRM_FORM = {
+  body: "form",
+  errors: "empty",
+  flow: "ignored",
+  user: "ignored",
+  token: null,
+} as const satisfies FlowPostRule;
+
 async function readForm(request: Request) {
-  if (!isSameOrigin(request)) return null;
-  const flow = await findBrowserFlow(request);
-  const text = await readBodyTextOrRefuse(request);
-  if (text instanceof Response) return text;
-  const form = new URLSearchParams(text);
-  const csrf = form.get("csrf");
-  // Inside a flow the form also carries the flow's token (login CSRF). A form
-  // from a tab whose flow is over or was replaced is sent on, not refused.
-  if (flow && !isValidCsrfToken(flow, "login", csrf)) {
-    return (await isStaleTabToken(flow, "login", csrf)) ? redirect(STALE_TAB_PATH) : null;
-  }
-  // Without a live flow the token is not needed, but one naming an earlier
-  // flow means that flow is over: say so rather than sign in out of context.
-  if (!flow && (await isStaleTabToken(null, "login", csrf))) return redirect(FLOW_ENDED_PATH);
+  const post = await guardFlowPost(request, SIGN_IN_FORM);
+  if (post instanceof Response) return post;
+  const { flow } = post;
+  const { form } = post.body;
   const returnUrl = toSafeReturnPath(form.get("returnUrl"), getEnv().issuer);
   // A re-confirmation keeps saying so (and keeps its signed-in person on the
   // sign-in page) until the new mail's code or link is used.
@@ -67,7 +75,6 @@ async function readForm(request: Request) {
 
 export async function handleLoginRequest(request: Request): Promise<Response> {
   const read = await readForm(request);
-  if (!read) return new Response(null, { status: 403 });
   if (read instanceof Response) return read;
   const { flow, form, returnUrl, reconfirm } = read;
   const email = (form.get("email") ?? "").trim();
@@ -119,7 +126,6 @@ export function normalizeLoginCode(value: string): string {
 
 export async function handleLoginCode(request: Request): Promise<Response> {
   const read = await readForm(request);
-  if (!read) return new Response(null, { status: 403 });
   if (read instanceof Response) return read;
   const { form, returnUrl, reconfirm } = read;
   const email = (form.get("email") ?? "").trim();
@@ -151,10 +157,9 @@ export async function handleLoginCode(request: Request): Promise<Response> {
 }
 
 export async function handleLinkConfirm(request: Request): Promise<Response> {
-  if (!isSameOrigin(request)) return new Response(null, { status: 403 });
-  const text = await readBodyTextOrRefuse(request);
-  if (text instanceof Response) return text;
-  const form = new URLSearchParams(text);
+  const post = await guardFlowPost(request, LINK_CONFIRM_FORM);
+  if (post instanceof Response) return post;
+  const { form } = post.body;
   const token = form.get("token") ?? "";
   const result = await confirmLoginLink({
     token,

@@ -1,8 +1,7 @@
-import { endBrowserSession, findSignedInUser, signOutToken } from "../auth/sessions";
-import { timingSafeEqualString } from "../crypto/constant-time";
+import { endBrowserSession } from "../auth/sessions";
 import { flowLoginPath } from "./continue";
-import { isSameOrigin } from "../http/origin";
-import { detachUser, findBrowserFlow } from "./flows";
+import { detachUser } from "./flows";
+import { guardFlowPost, type FlowPostRule } from "./guard";
 
 /**
  * POST /logout: a plain form post, so it works without JavaScript. It needs
@@ -22,13 +21,20 @@ export const SIGNED_OUT_FROM_DASHBOARD = "dashboard";
 
 const DASHBOARD_SIGN_IN = `/login?${new URLSearchParams({ returnUrl: "/dashboard" })}`;
 
+/** Whoever is signed in (with the session's token), inside a flow or not. */
+export const SIGN_OUT_FORM = {
+  body: "form",
+  errors: "empty",
+  flow: "optional",
+  user: "optional",
+  token: "sign-out",
+} as const satisfies FlowPostRule;
+
 export async function handleSignOut(request: Request): Promise<Response> {
-  if (!isSameOrigin(request)) return new Response(null, { status: 403 });
-  const form = new URLSearchParams(await request.text());
-  const [user, flow] = await Promise.all([findSignedInUser(request), findBrowserFlow(request)]);
-  if (user && !timingSafeEqualString(form.get("csrf") ?? "", signOutToken(user))) {
-    return new Response(null, { status: 403 });
-  }
+  const post = await guardFlowPost(request, SIGN_OUT_FORM);
+  if (post instanceof Response) return post;
+  const { flow, user } = post;
+  const { form } = post.body;
   const cleared = await endBrowserSession(request);
   if (user && flow) await detachUser(flow.id);
   const location =

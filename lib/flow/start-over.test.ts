@@ -71,10 +71,14 @@ const readAccounts = (apiKey: string) =>
     {},
   );
 
-/** A signed-in browser on a new flow of `client`, at key setup. */
-async function browserAt(client: TestClient, userId: string) {
+/** A signed-in browser on a new flow of `client`, at key setup (or another step). */
+async function browserAt(
+  client: TestClient,
+  userId: string,
+  step: "key_setup" | "consent" = "key_setup",
+) {
   const { flowId, setCookie } = await startTestFlow(client);
-  await db().flow.update({ where: { id: flowId }, data: { userId, step: "key_setup" } });
+  await db().flow.update({ where: { id: flowId }, data: { userId, step } });
   const flow = await db().flow.findUniqueOrThrow({ where: { id: flowId } });
   const cookie = `${setCookie.split(";")[0] ?? ""}; ${await signedInCookie(userId)}`;
   return { flow, cookie };
@@ -337,7 +341,7 @@ describe("starting over with a new key", () => {
     });
     await reconnect(client, user.id);
 
-    const consent = await browserAt(client, user.id);
+    const consent = await browserAt(client, user.id, "consent");
     const approve = (publicKey: string) =>
       post("/consent/approve", handleConsentApprove, consent.cookie, {
         csrf: token(consent.flow, "approve"),

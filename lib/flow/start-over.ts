@@ -3,7 +3,8 @@ import { requestAudit } from "../audit/context";
 import { replaceUserKey } from "../banking/start-over";
 import { db } from "../db/client";
 import { jsonResponse } from "../http/respond";
-import { readKeyRequest, refuse, validPublicKey } from "./key-setup";
+import { guardFlowPost } from "./guard";
+import { keyPost, validPublicKey } from "./key-setup";
 import { resolveNextStep } from "./steps";
 
 /**
@@ -15,14 +16,17 @@ import { resolveNextStep } from "./steps";
  * and the API keys reading it are revoked (lib/banking/start-over.ts); the
  * flow goes on at the bank step, and the new connections are sealed anew.
  */
+const START_OVER_POST = keyPost("start-over");
+
 export async function handleStartOver(request: Request): Promise<Response> {
-  const read = await readKeyRequest(request, "start-over");
-  if (read instanceof Response) return read;
-  const { flow, user, body } = read;
-  const publicKey = validPublicKey(body.publicKey);
-  const replaces = validPublicKey(body.replaces);
-  if (!publicKey || !replaces) return refuse(400, "invalid_key");
-  if (publicKey === replaces) return refuse(400, "same_key");
+  const post = await guardFlowPost(request, START_OVER_POST);
+  if (post instanceof Response) return post;
+  const { flow, user } = post;
+  const { fields } = post.body;
+  const publicKey = validPublicKey(fields.publicKey);
+  const replaces = validPublicKey(fields.replaces);
+  if (!publicKey || !replaces) return post.refuse("invalid_key");
+  if (publicKey === replaces) return post.refuse("same_key");
 
   const result = await replaceUserKey({
     userId: user.userId,
@@ -35,7 +39,7 @@ export async function handleStartOver(request: Request): Promise<Response> {
   if (!result.replaced) {
     // Already done by this very request's twin (a retry after a lost answer) is not a conflict.
     const stored = await db().user.findUniqueOrThrow({ where: { id: user.userId } });
-    if (stored.publicKey !== publicKey) return refuse(409, "key_changed");
+    if (stored.publicKey !== publicKey) return post.refuse("key_changed");
   }
   const next = await resolveNextStep(flow, { id: user.userId, email: user.email, publicKey });
   return jsonResponse({ next: next.path }, { headers: { "Cache-Control": "no-store" } });

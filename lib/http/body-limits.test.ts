@@ -8,8 +8,10 @@ import {
   BodyTooLargeError,
   DEFAULT_BODY_LIMIT,
   readBodyBytes,
+  bodyTooLargeFor,
   readBodyText,
-  readBodyTextOrRefuse,
+  readFormBody,
+  readJsonBody,
 } from "./body-limits";
 import type { ApiKeyPrincipal } from "../keys/api-keys";
 
@@ -75,14 +77,49 @@ describe("request body limits", () => {
   });
 
   it("answers a body over the limit with the path's 413: JSON under /api and /oauth, text elsewhere", async () => {
-    const over = (path: string) =>
-      readBodyTextOrRefuse(new Request(`${ISSUER}${path}`, { method: "POST", body: "xx" }), 1);
-    const api = (await over("/api/sync")) as Response;
+    const over = async (path: string) => {
+      const request = new Request(`${ISSUER}${path}`, { method: "POST", body: "xx" });
+      const read = await readFormBody(request, 1);
+      if (read.ok || read.problem !== "too_large") throw new Error("read over its limit");
+      return bodyTooLargeFor(request, read.limit);
+    };
+    const api = await over("/api/sync");
     expect(api.status).toBe(413);
     expect(await api.json()).toMatchObject({ error: "invalid_request", status: 413 });
-    const page = (await over("/login/request")) as Response;
+    const page = await over("/login/request");
     expect(page.status).toBe(413);
     expect(page.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+  });
+});
+
+describe("the form and JSON readers", () => {
+  const post = (body: string) => new Request(`${ISSUER}/x`, { method: "POST", body });
+
+  it("parse a whole body and refuse one over the limit without parsing any of it", async () => {
+    const form = await readFormBody(post("a=1&b=%C3%A9"), 12);
+    expect(form.ok && [...form.value]).toEqual([
+      ["a", "1"],
+      ["b", "é"],
+    ]);
+    expect(await readFormBody(post("a=1&b=%C3%A9"), 11)).toEqual({
+      ok: false,
+      problem: "too_large",
+      limit: 11,
+    });
+    expect(await readJsonBody(post('{"a":[1]}'))).toEqual({ ok: true, value: { a: [1] } });
+    expect(await readJsonBody(post('{"a":[1]}'), 8)).toEqual({
+      ok: false,
+      problem: "too_large",
+      limit: 8,
+    });
+  });
+
+  it("tell malformed JSON from a JSON value of any shape", async () => {
+    for (const broken of ["", "{", "{'a':1}", '{"a":1}x', "\u0000"]) {
+      expect(await readJsonBody(post(broken))).toEqual({ ok: false, problem: "malformed" });
+    }
+    expect(await readJsonBody(post("[1]"))).toEqual({ ok: true, value: [1] });
+    expect(await readJsonBody(post("null"))).toEqual({ ok: true, value: null });
   });
 });
 

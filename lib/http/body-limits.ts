@@ -4,8 +4,10 @@ import { API_CSP } from "./security-headers";
  * How large a request body each path accepts (docs/request-bodies.md). The
  * service's HTTP server refuses a larger body with 413 before any handler
  * runs (scripts/lib/body-guard.ts); the handlers read bodies through
- * readBodyText / readBodyBytes below, which refuse rather than truncate, so
- * no handler ever acts on the first part of a body.
+ * readFormBody / readJsonBody (or, for an upload, readBodyBytes) below, which
+ * refuse rather than truncate, so no handler ever acts on the first part of
+ * a body. They are the only readers of request bodies in lib/ and app/
+ * (test/body-readers.test.ts).
  */
 
 export interface BodyLimit {
@@ -126,15 +128,47 @@ export async function readBodyText(request: Request, limit?: number): Promise<st
   return new TextDecoder().decode(await readBodyBytes(request, limit));
 }
 
-/** The body as text, or the path's 413 answer when it is too large. */
-export async function readBodyTextOrRefuse(
+/**
+ * A body read whole and parsed, or why not: larger than the limit (nothing
+ * after the limit was read), or not parseable as the kind asked for. Each
+ * caller answers the problem in its endpoint's own shape.
+ */
+export type BodyRead<T> =
+  | { ok: true; value: T }
+  | { ok: false; problem: "too_large"; limit: number }
+  | { ok: false; problem: "malformed" };
+
+async function readCapped<T>(
   request: Request,
-  limit?: number,
-): Promise<string | Response> {
+  limit: number | undefined,
+  parse: (text: string) => BodyRead<T>,
+): Promise<BodyRead<T>> {
+  let text: string;
   try {
-    return await readBodyText(request, limit);
+    text = await readBodyText(request, limit);
   } catch (error) {
     if (!(error instanceof BodyTooLargeError)) throw error;
-    return bodyTooLargeResponse(pathnameOf(request.url), error.limit);
+    return { ok: false, problem: "too_large", limit: error.limit };
   }
+  return parse(text);
 }
+
+/** An application/x-www-form-urlencoded body (any text parses as a form). */
+export function readFormBody(request: Request, limit?: number): Promise<BodyRead<URLSearchParams>> {
+  return readCapped(request, limit, (text) => ({ ok: true, value: new URLSearchParams(text) }));
+}
+
+/** A JSON body (RFC 8259): any JSON value; the caller checks its shape. */
+export function readJsonBody(request: Request, limit?: number): Promise<BodyRead<unknown>> {
+  return readCapped(request, limit, (text) => {
+    try {
+      return { ok: true, value: JSON.parse(text) as unknown };
+    } catch {
+      return { ok: false, problem: "malformed" };
+    }
+  });
+}
+
+/** The path's 413 answer (the same the service's HTTP server gives) for a body over `limit`. */
+export const bodyTooLargeFor = (request: Request, limit: number): Response =>
+  bodyTooLargeResponse(pathnameOf(request.url), limit);

@@ -1,5 +1,5 @@
 import { OAuthError } from "./errors";
-import { BodyTooLargeError, readBodyText as readLimitedText } from "../http/body-limits";
+import { readFormBody, readJsonBody, type BodyRead } from "../http/body-limits";
 
 /** Request bodies larger than this are refused before parsing. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -34,15 +34,26 @@ export function asciiName(name: string): string {
   return name.replace(/[^\x20-\x7e]/g, "?").slice(0, 64);
 }
 
-/** Reads a body as text, refusing (never truncating) oversized ones with invalid_request. */
-export async function readBodyText(request: Request): Promise<string> {
-  try {
-    return await readLimitedText(request, MAX_BODY_BYTES);
-  } catch (error) {
-    if (error instanceof BodyTooLargeError)
-      throw new OAuthError("invalid_request", "request body too large");
-    throw error;
-  }
+/** A read body, or the OAuth refusal of one that is oversized (never truncated) or malformed. */
+function orInvalidRequest<T>(read: BodyRead<T>, malformed: string): T {
+  if (read.ok) return read.value;
+  throw new OAuthError(
+    "invalid_request",
+    read.problem === "too_large" ? "request body too large" : malformed,
+  );
+}
+
+/** The form body of a token, revoke or cancel request. */
+export async function readOAuthForm(request: Request): Promise<URLSearchParams> {
+  return orInvalidRequest(await readFormBody(request, MAX_BODY_BYTES), "the form is malformed");
+}
+
+/** The JSON body a first-generation client sends to the token endpoint. */
+export async function readOAuthJson(request: Request): Promise<unknown> {
+  return orInvalidRequest(
+    await readJsonBody(request, MAX_BODY_BYTES),
+    "the JSON body could not be parsed",
+  );
 }
 
 export type BodyKind = "form" | "json" | "other";

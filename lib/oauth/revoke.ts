@@ -2,7 +2,7 @@ import { clientIpOf } from "../http/client-ip";
 import { revokeClientApiKey } from "../keys/api-keys";
 import { OAuthError } from "./errors";
 import { authenticateClient, readClientCredentials, usesBasicAuth } from "./client-auth";
-import { assertNoDuplicates, bodyKind, optionalParam, readBodyText } from "./params";
+import { assertNoDuplicates, bodyKind, optionalParam, readOAuthForm } from "./params";
 import { oauthErrorResponse } from "./responses";
 
 /**
@@ -24,7 +24,7 @@ export async function handleRevokeRequest(request: Request): Promise<Response> {
         "content type must be application/x-www-form-urlencoded",
       );
     }
-    const params = new URLSearchParams(await readBodyText(request));
+    const params = await readOAuthForm(request);
     const client = await authenticateClient(
       readClientCredentials(request, {
         clientId: optionalParam(params, "client_id"),

@@ -10,7 +10,13 @@ import {
   usesBasicAuth,
 } from "./client-auth";
 import { grantFor, requireGrantParameters, type TokenParams } from "./grants";
-import { assertNoDuplicates, bodyKind, optionalParam, readBodyText } from "./params";
+import {
+  assertNoDuplicates,
+  bodyKind,
+  optionalParam,
+  readOAuthForm,
+  readOAuthJson,
+} from "./params";
 import { oauthErrorResponse, oauthJson } from "./responses";
 import type { TokenResponse } from "./schemas";
 
@@ -42,14 +48,8 @@ async function parseTokenParams(request: Request): Promise<TokenParams> {
       "content type must be application/x-www-form-urlencoded (or application/json for first-generation clients)",
     );
   }
-  const text = await readBodyText(request);
   if (kind === "json") {
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw new OAuthError("invalid_request", "the JSON body could not be parsed");
-    }
+    const json = await readOAuthJson(request);
     const parsed = firstGenerationBodySchema.safeParse(json);
     if (!parsed.success)
       throw new OAuthError("invalid_request", "the JSON body has fields of the wrong type");
@@ -64,7 +64,7 @@ async function parseTokenParams(request: Request): Promise<TokenParams> {
       clientSecret: nonEmpty(body.clientSecret),
     };
   }
-  const params = new URLSearchParams(text);
+  const params = await readOAuthForm(request);
   assertNoDuplicates(params);
   return {
     grantType: optionalParam(params, "grant_type"),

@@ -18,7 +18,7 @@ import {
 import { PartnerError, type PartnerErrorCode } from "./errors";
 import { authenticateOwner } from "./owner-session";
 import { parseRedirectUris, type RedirectUriProblem } from "./redirect-uris";
-import { readBodyText } from "../http/body-limits";
+import { readJsonBody } from "../http/body-limits";
 import type { FieldViolation } from "./violations";
 
 /**
@@ -172,12 +172,10 @@ export function parseClientMetadata(body: unknown, mode: "create" | "update"): M
   return violations.length > 0 ? { ok: false, violations } : { ok: true, metadata };
 }
 
-async function readJsonBody(request: Request): Promise<unknown> {
-  try {
-    return JSON.parse(await readBodyText(request)) as unknown;
-  } catch {
-    return undefined;
-  }
+/** The JSON body; undefined (refused as not an object) when oversized or malformed. */
+async function readMetadataBody(request: Request): Promise<unknown> {
+  const read = await readJsonBody(request);
+  return read.ok ? read.value : undefined;
 }
 
 /** The owner's partner's client, or null for an unknown one or one of anybody else. */
@@ -237,7 +235,7 @@ export function handleListClients(request: Request): Promise<Response> {
 /** POST /api/partner/clients: the secret is in this answer and nowhere else, ever. */
 export function handleCreateClient(request: Request): Promise<Response> {
   return asOwner(request, true, async (partnerId, audit) => {
-    const parsed = parseClientMetadata(await readJsonBody(request), "create");
+    const parsed = parseClientMetadata(await readMetadataBody(request), "create");
     if (!parsed.ok) return invalidClientMetadata(parsed.violations);
     const { name, redirectUris = [] } = parsed.metadata;
     const { client, clientSecret } = await createClient(
@@ -261,7 +259,7 @@ export function handleCreateClient(request: Request): Promise<Response> {
 export function handleUpdateClient(request: Request, clientId: string): Promise<Response> {
   return asOwner(request, true, async (partnerId, audit) => {
     if (!(await findOwnedClient(partnerId, clientId))) return clientNotFound();
-    const parsed = parseClientMetadata(await readJsonBody(request), "update");
+    const parsed = parseClientMetadata(await readMetadataBody(request), "update");
     if (!parsed.ok) return invalidClientMetadata(parsed.violations);
     // Scoped to the partner again: the check above and this write are not one step.
     const updated = await updatePartnerClient(partnerId, clientId, parsed.metadata, audit);

@@ -11,7 +11,7 @@ import { updateBranding } from "./branding-changes";
 import { fetchLogo, LOGO_MAX_BYTES, LogoError, type LogoContentType } from "./logo-fetch";
 import { logoPath, storeLogo } from "./logos";
 import { authenticateOwner } from "./owner-session";
-import { BodyTooLargeError, readBodyBytes, readBodyText } from "../http/body-limits";
+import { BodyTooLargeError, readBodyBytes, readJsonBody } from "../http/body-limits";
 import type { FieldViolation } from "./violations";
 
 /**
@@ -106,15 +106,13 @@ export const handlePutBranding = answeringOutages(async (request: Request): Prom
   if (owner instanceof Response) return owner;
   const partner = await findPartner(owner.partnerId);
   if (!partner) return privateJson({ error: "not_found" }, 404);
-  let body: unknown;
-  try {
-    body = JSON.parse(await readBodyText(request));
-  } catch {
+  const read = await readJsonBody(request);
+  if (!read.ok) {
     return invalidBranding([
       { field: "body", code: "invalid_body", message: "the body must be JSON" },
     ]);
   }
-  const parsed = parseBrandingRecord(body, {
+  const parsed = parseBrandingRecord(read.value, {
     registeredDomain: partner.registeredDomain,
     keepLogoPath: servedLogoPath(partner),
   });

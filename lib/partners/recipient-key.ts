@@ -15,7 +15,7 @@ import { errorJson, privateJson } from "../http/respond";
 import { authenticateOwner } from "./owner-session";
 import { installRecipientKey } from "./recipient-key-install";
 import { answeringOutages, temporarilyUnavailable } from "../http/outage";
-import { BodyTooLargeError, readBodyText } from "../http/body-limits";
+import { readJsonBody } from "../http/body-limits";
 
 /**
  * Per /docs/recipient-keys, the partner's recipient ("decryption") key, installed from the
@@ -153,15 +153,14 @@ const installBodySchema = z.looseObject({
 });
 
 async function parseJsonBody<T>(request: Request, schema: z.ZodType<T>): Promise<T> {
-  let json: unknown;
-  try {
-    json = JSON.parse(await readBodyText(request));
-  } catch (error) {
-    if (error instanceof BodyTooLargeError)
-      throw new RecipientKeyError("invalid_request", "the body is too large");
-    throw new RecipientKeyError("invalid_request", "the body must be JSON");
+  const read = await readJsonBody(request);
+  if (!read.ok) {
+    throw new RecipientKeyError(
+      "invalid_request",
+      read.problem === "too_large" ? "the body is too large" : "the body must be JSON",
+    );
   }
-  const parsed = schema.safeParse(json);
+  const parsed = schema.safeParse(read.value);
   if (!parsed.success) {
     throw new RecipientKeyError(
       "invalid_request",

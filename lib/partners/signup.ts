@@ -5,7 +5,7 @@ import type { SignedInUser } from "../auth/sessions";
 import { db } from "../db/client";
 import { lockUserRow } from "../db/locks";
 import { getEnv } from "../env";
-import { BodyTooLargeError, readBodyText } from "../http/body-limits";
+import { readJsonBody } from "../http/body-limits";
 import { answeringOutages, temporarilyUnavailable } from "../http/outage";
 import { errorJson, privateJson } from "../http/respond";
 import { nameProblem } from "./names";
@@ -65,13 +65,11 @@ const invalid = (violation: FieldViolation) =>
 
 /** The request's partner name, or the violation to answer. */
 async function readName(request: Request): Promise<string | FieldViolation> {
-  let json: unknown;
-  try {
-    json = JSON.parse(await readBodyText(request));
-  } catch (error) {
-    if (!(error instanceof BodyTooLargeError) && !(error instanceof SyntaxError)) throw error;
+  const read = await readJsonBody(request);
+  if (!read.ok) {
     return { field: "body", code: "invalid_body", message: "the body must be a JSON object" };
   }
+  const json = read.value;
   if (typeof json !== "object" || json === null || Array.isArray(json)) {
     return { field: "body", code: "invalid_body", message: "the body must be a JSON object" };
   }

@@ -1,13 +1,13 @@
 import { isSameOrigin } from "../http/origin";
 import { approveSandboxAuthorization, denySandboxAuthorization } from "./sandbox/consent";
-import { readBodyTextOrRefuse } from "../http/body-limits";
+import { bodyTooLargeFor, readFormBody } from "../http/body-limits";
 
 /** POST /sandbox/authorize/decision: the sandbox bank's Approve/Deny, back to the requester. */
 export async function handleSandboxDecision(request: Request): Promise<Response> {
   if (!isSameOrigin(request)) return new Response(null, { status: 403 });
-  const text = await readBodyTextOrRefuse(request);
-  if (text instanceof Response) return text;
-  const form = new URLSearchParams(text);
+  const read = await readFormBody(request);
+  if (!read.ok) return bodyTooLargeFor(request, read.problem === "too_large" ? read.limit : 0);
+  const form = read.value;
   const authorization = form.get("authorization") ?? "";
   const decision = form.get("decision");
   const location =

@@ -150,6 +150,13 @@ describe("the fuzz oracle", () => {
     expect(judge(request("authorize", "GET"), html(200, "<p>hello</p>"))).not.toEqual([]);
   });
 
+  it("holds a flow form's refusal to a bare 400 or 403", () => {
+    expect(judge(request("flow-form"), bare(403))).toEqual([]);
+    expect(judge(request("flow-form"), bare(400))).toEqual([]);
+    expect(judge(request("flow-form"), bare(401))).not.toEqual([]);
+    expect(judge(request("flow-form"), json(400, { error: "invalid_body" }))).not.toEqual([]);
+  });
+
   it("rejects a redirect without Location and oversized answer headers", () => {
     expect(judge(request("flow-form"), bare(303))).not.toEqual([]);
     expect(judge(request("flow-form"), bare(303, { location: "/login" }))).toEqual([]);

@@ -141,7 +141,12 @@ const FAMILY_CHECKS: Record<Family, Check> = {
   "flow-form": (_request, answer) => {
     if (answer.status === 303) return redirect(answer);
     if (answer.status === 200) return relayPage(answer, RELAY_CODES);
-    return [...statusIn(answer, [403]), ...(isEmpty(answer) ? [] : ["a 403 refusal with a body"])];
+    // The forms' bare refusals (lib/flow/refusals.ts): 403 for a foreign Origin
+    // or a bad token, 400 for a body that is not a form; nothing to show either.
+    return [
+      ...statusIn(answer, [400, 403]),
+      ...(isEmpty(answer) ? [] : [`a ${answer.status} refusal with a body`]),
+    ];
   },
   "flow-json": (_request, answer) => {
     if (answer.status === 303) return redirect(answer);

@@ -18,8 +18,16 @@ export async function postKey(
   } catch {
     return { ok: false, conflict: false };
   }
-  if (response.status === 409) return { ok: false, conflict: true };
-  if (!response.ok) return { ok: false, conflict: false };
+  if (!response.ok) {
+    const refusal = (await response.json().catch(() => ({}))) as { location?: unknown };
+    // An ended flow, an older tab or another step: the server names the way
+    // forward, and the screen stays busy while the browser goes there.
+    if (typeof refusal.location === "string" && refusal.location.startsWith("/")) {
+      window.location.assign(refusal.location);
+      return new Promise<KeyAnswer>(() => {});
+    }
+    return { ok: false, conflict: response.status === 409 };
+  }
   return { ok: true, next: ((await response.json()) as { next: string }).next };
 }
 
