@@ -23,7 +23,12 @@ export interface ImageStart {
 function execForm(instruction: Instruction | undefined, keyword: string): string[] {
   if (!instruction) return [];
   const content = instruction.getArgumentsContent() ?? "";
-  const parsed: unknown = JSON.parse(content);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(content);
+  } catch {
+    parsed = null;
+  }
   if (!Array.isArray(parsed) || !parsed.every((part) => typeof part === "string")) {
     throw new Error(`the Dockerfile's ${keyword} is not in exec form: ${content}`);
   }
@@ -47,7 +52,9 @@ export function parseImageStart(text: string): ImageStart {
   for (const instruction of runtime) {
     if (!(instruction instanceof Env)) continue;
     for (const property of instruction.getProperties()) {
-      environment[property.getName()] = property.getUnescapedValue() ?? "";
+      // The parser keeps a quoted value's quotes; Docker does not.
+      const value = property.getUnescapedValue() ?? "";
+      environment[property.getName()] = /^(["']).*\1$/s.test(value) ? value.slice(1, -1) : value;
     }
   }
   const user = last("USER")?.getArgumentsContent() ?? "root";
