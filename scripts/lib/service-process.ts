@@ -72,7 +72,7 @@ export async function ensureBuild(
   if (code !== 0) throw new Error(`next build failed (exit ${code})`);
 }
 
-export async function waitForHealth(origin: string, child: ChildProcess, timeoutMs: number) {
+async function waitForHealth(origin: string, child: ChildProcess, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the service exited (${child.exitCode})`);
