@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { rm } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
 import { getEnv, rawSetting } from "../../lib/env";
@@ -30,13 +31,10 @@ export interface ScratchServer {
 
 export async function startScratchServer(label: string): Promise<ScratchServer> {
   const configured = getEnv().databaseUrl;
+  const directory = path.join(dataDir(), `${label}-postgres-${process.pid}`);
   let embedded: EmbeddedServer | undefined;
-  if (!configured) {
-    embedded = await startEmbeddedPostgres({
-      dataDir: path.join(dataDir(), `${label}-postgres-${process.pid}`),
-      persistent: false,
-    });
-  }
+  if (!configured)
+    embedded = await startEmbeddedPostgres({ dataDir: directory, persistent: false });
   const serverUrl = configured
     ? withDatabase(configured, "postgres")
     : (embedded?.url("postgres") ?? "");
@@ -50,7 +48,10 @@ export async function startScratchServer(label: string): Promise<ScratchServer> 
     },
     async release() {
       for (const database of created) await dropDatabase(serverUrl, database).catch(() => {});
-      await embedded?.stop();
+      if (!embedded) return;
+      await embedded.stop();
+      // stop() returns once PostgreSQL has exited, which may be before its folder is gone.
+      await rm(directory, { recursive: true, force: true });
     },
   };
 }
