@@ -52,7 +52,7 @@ export interface ServiceOptions {
   log?: (line: string) => void;
 }
 
-function exitOf(child: ChildProcess): Promise<number> {
+export function exitOf(child: ChildProcess): Promise<number> {
   return new Promise((resolve) => child.once("exit", (code) => resolve(code ?? 1)));
 }
 
@@ -85,6 +85,83 @@ async function waitForHealth(origin: string, child: ChildProcess, timeoutMs: num
   throw new Error(`the service did not become healthy within ${timeoutMs / 1000} s`);
 }
 
+export interface LauncherProcess {
+  origin: string;
+  port: number;
+  pid: number;
+  logFile: string;
+  /** SIGTERM, then SIGKILL after 30 s. */
+  stop(): Promise<void>;
+}
+
+export interface LauncherOptions {
+  /** Names the log file. */
+  label: string;
+  databaseUrl: string;
+  /** The public address (default: the process's own). */
+  issuer?: string;
+  /** Default: a free port. */
+  port?: number;
+  settings?: Record<string, string | undefined>;
+  nodeFlags?: string[];
+  /** Default 120 s. */
+  healthTimeoutMs?: number;
+}
+
+/**
+ * `npm start`'s launcher in a process of its own, on the production build,
+ * healthy when this resolves. The launcher applies pending migrations before it
+ * serves, as every start of the service does.
+ */
+export async function startLauncher(options: LauncherOptions): Promise<LauncherProcess> {
+  const port = options.port ?? (await findFreePort());
+  const origin = `http://localhost:${port}`;
+  await mkdir(dataDir(), { recursive: true });
+  const logFile = path.join(dataDir(), `${options.label}-server.log`);
+  const logStream = createWriteStream(logFile);
+  // With flags of its own, the launcher runs in one process with tsx's loader (tsx's CLI would
+  // run it in a child of its own, without them).
+  const launcher = options.nodeFlags
+    ? [...options.nodeFlags, "--import", "tsx", "scripts/launch.ts", "start"]
+    : [TSX_CLI, "scripts/launch.ts", "start"];
+  const child = spawn(process.execPath, launcher, {
+    cwd: REPO_ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: childEnv({
+      NODE_ENV: "production",
+      LOCAL_ONLY: "true",
+      NEXT_TELEMETRY_DISABLED: "1",
+      CHECKPOINT_DISABLE: "1",
+      DATABASE_URL: options.databaseUrl,
+      ISSUER: options.issuer ?? origin,
+      PORT: String(port),
+      TRUSTED_PROXY_HOPS: "1",
+      ...options.settings,
+    }),
+  });
+  child.stdout?.pipe(logStream, { end: false });
+  child.stderr?.pipe(logStream, { end: false });
+
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = exitOf(child);
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    logStream.end();
+  };
+
+  try {
+    await waitForHealth(origin, child, options.healthTimeoutMs ?? 120_000);
+  } catch (error) {
+    await stop();
+    throw new Error(`${(error as Error).message}; see ${logFile}`, { cause: error });
+  }
+  return { origin, port, pid: child.pid ?? 0, logFile, stop };
+}
+
 export async function startService(options: ServiceOptions): Promise<ServiceProcess> {
   const log = options.log ?? ((line: string) => console.log(`[${options.label}] ${line}`));
   await ensureBuild(options.rebuild ?? process.argv.includes("--build"), log);
@@ -105,53 +182,25 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
   const port = await findFreePort();
   const origin = `http://localhost:${port}`;
   setSetting("ISSUER", origin);
-  await mkdir(dataDir(), { recursive: true });
-  const logFile = path.join(dataDir(), `${options.label}-server.log`);
-  const logStream = createWriteStream(logFile);
-  // With flags of its own, the launcher runs in one process with tsx's loader (tsx's CLI would
-  // run it in a child of its own, without them).
-  const launcher = options.nodeFlags
-    ? [...options.nodeFlags, "--import", "tsx", "scripts/launch.ts", "start"]
-    : [TSX_CLI, "scripts/launch.ts", "start"];
-  const child = spawn(process.execPath, launcher, {
-    cwd: REPO_ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: childEnv({
-      NODE_ENV: "production",
-      LOCAL_ONLY: "true",
-      NEXT_TELEMETRY_DISABLED: "1",
-      CHECKPOINT_DISABLE: "1",
-      DATABASE_URL: databaseUrl,
-      ISSUER: origin,
-      PORT: String(port),
-      TRUSTED_PROXY_HOPS: "1",
-      ...options.settings,
-    }),
-  });
-  child.stdout?.pipe(logStream, { end: false });
-  child.stderr?.pipe(logStream, { end: false });
-
-  const stopChild = async () => {
-    if (child.exitCode !== null) return;
-    const exited = exitOf(child);
-    child.kill("SIGTERM");
-    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-    await exited;
-    clearTimeout(timer);
-  };
-
+  let service: LauncherProcess;
   try {
-    await waitForHealth(origin, child, 120_000);
+    service = await startLauncher({
+      label: options.label,
+      databaseUrl,
+      port,
+      settings: options.settings,
+      nodeFlags: options.nodeFlags,
+    });
   } catch (error) {
-    await stopChild();
     await postgres.stop();
-    throw new Error(`${(error as Error).message}; see ${logFile}`);
+    throw error;
   }
+  const { logFile } = service;
   log(`serving ${origin} (log: ${path.relative(REPO_ROOT, logFile)})`);
 
   return {
     origin,
-    pid: child.pid ?? 0,
+    pid: service.pid,
     databaseUrl,
     logFile,
     async stopDatabase() {
@@ -167,8 +216,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
       if (postgres.port !== pgPort) throw new Error(`PostgreSQL came back on another port`);
     },
     async stop() {
-      await stopChild();
-      logStream.end();
+      await service.stop();
       await disconnectDb().catch(() => undefined);
       await postgres?.stop();
       await rm(clusterDir, { recursive: true, force: true });

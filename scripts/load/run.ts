@@ -6,6 +6,7 @@ import { oversizeBodyAttack } from "./attacks/oversize-body";
 import { poolPressure } from "./attacks/pool-pressure";
 import { signInBruteForce } from "./attacks/sign-in-brute-force";
 import { ACCOUNT_UIDS, startLoadBank } from "./bank";
+import { clusterThroughput } from "./cluster";
 import { browserScreensDuringOutage, upstreamFaults, type FaultResult } from "./faults";
 import { startRunRedis } from "./redis";
 import { mintCodes, oneRequest, setUpPopulation, Stats, type Population } from "./traffic";
@@ -15,6 +16,7 @@ import { mintCodes, oneRequest, setUpPopulation, Stats, type Population } from "
  *
  *   npm run test:load              the long form (about three minutes)
  *   npm run test:load -- --short   the form `npm test` runs (under a minute)
+ *   npm run test:load -- --cluster throughput through nginx, 1 instance vs 3 (./cluster.ts)
  *
  * Against the production build in a process of its own (its own PostgreSQL,
  * Redis and upstream bank): mixed traffic (authorize, token exchange, data
@@ -256,7 +258,10 @@ async function main() {
   process.exit(0);
 }
 
-main().catch((error: unknown) => {
+const run = process.argv.includes("--cluster")
+  ? clusterThroughput().then((code) => process.exit(code))
+  : main();
+run.catch((error: unknown) => {
   console.error(error);
   process.exit(1);
 });

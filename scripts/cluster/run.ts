@@ -1,0 +1,141 @@
+import { readFile } from "node:fs/promises";
+import { disconnectDb } from "../../lib/db/client";
+import { rawSetting, setSetting } from "../../lib/env";
+import { startRunRedis, type RunRedis } from "../load/redis";
+import { ensureBuild } from "../lib/service-process";
+import { startCluster, startScratchServer, type Cluster, type ScratchServer } from "./cluster";
+import { hostedFlowAcrossInstances } from "./hosted-flow";
+import { checkAppliedOnce, migrateCommandsAtOnce } from "./migrations";
+import { codeRedeemedOnce, rateLimitsAreGlobal, revocationIsImmediate } from "./shared-state";
+import type { ClusterContext } from "./types";
+
+/**
+ * Several instances behind a real proxy (`npm run test:cluster`, part of
+ * `npm test`; exits non-zero when a promise is broken): three processes of the
+ * production build, started as `npm start` starts the service, on one
+ * PostgreSQL and one Redis, behind Debian's nginx on loopback. Proves, over
+ * HTTP, that the rate limits are global, a revocation is seen by the next
+ * request on every instance, a code is redeemed once however many instances
+ * race for it, a hosted flow continues from instance to instance, and
+ * migrations started by several processes at once are applied once.
+ */
+
+const INSTANCES = 3;
+const CODE_ROUNDS = 5;
+
+const failures: string[] = [];
+const check = (ok: boolean, message: string) => {
+  if (!ok) failures.push(message);
+};
+
+async function step(name: string, body: (log: (line: string) => void) => Promise<void>) {
+  const before = failures.length;
+  const lines: string[] = [];
+  const started = Date.now();
+  try {
+    await body((line) => lines.push(line));
+  } catch (error) {
+    failures.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  console.log(`${failures.length === before ? "ok  " : "FAIL"} ${name} (${seconds} s)`);
+  for (const line of lines) console.log(`     ${line}`);
+}
+
+/** What each launcher said about the migrations when the instances started at once. */
+async function launcherMigrations(
+  cluster: Cluster,
+): Promise<{ applied: number; upToDate: number }> {
+  const logs = await Promise.all(
+    cluster.instances.map((instance) => readFile(instance.logFile, "utf8")),
+  );
+  return {
+    applied: logs.filter((text) => text.includes("applied migrations: ")).length,
+    upToDate: logs.filter((text) => text.includes("database schema is up to date")).length,
+  };
+}
+
+async function main() {
+  console.log(`cluster: ${INSTANCES} instances behind nginx, one PostgreSQL, one Redis`);
+  await ensureBuild(process.argv.includes("--build"));
+  let server: ScratchServer | undefined;
+  let redis: RunRedis | undefined;
+  let cluster: Cluster | undefined;
+  try {
+    server = await startScratchServer("cluster");
+    const redisUrl = rawSetting("REDIS_URL") ?? (redis = await startRunRedis()).url;
+    const migrateDatabase = await server.createDatabase("cluster_migrate");
+    await step(`migrations: the image's migrate command, ${INSTANCES} at once`, (log) =>
+      migrateCommandsAtOnce(migrateDatabase, INSTANCES, { check, log }),
+    );
+
+    const databaseUrl = await server.createDatabase("cluster");
+    const started = Date.now();
+    cluster = await startCluster({
+      label: "cluster",
+      instances: INSTANCES,
+      databaseUrl,
+      settings: { REDIS_URL: redisUrl, LOG_LEVEL: rawSetting("LOG_LEVEL") ?? "warn" },
+    });
+    const proxy = cluster.origins[0] ?? "";
+    const instances = cluster.instances.map((instance) => instance.origin);
+    console.log(
+      `     nginx ${proxy} → ${instances.join(", ")} (healthy after ${((Date.now() - started) / 1000).toFixed(1)} s)`,
+    );
+    const running = cluster;
+    await step(
+      `migrations: ${INSTANCES} instances started at once on an empty database`,
+      async (log) => {
+        const said = await launcherMigrations(running);
+        check(
+          said.applied === 1 && said.upToDate === INSTANCES - 1,
+          `launchers: ${said.applied} applied the migrations, ${said.upToDate} found the schema up to date`,
+        );
+        log(
+          `${said.applied} launcher applied them, ${said.upToDate} found the schema up to date; ${await checkAppliedOnce(databaseUrl, "launchers", check)}`,
+        );
+      },
+    );
+
+    // This process shares the instances' database (partners, codes, the mail outbox).
+    setSetting("DATABASE_URL", databaseUrl);
+    setSetting("ISSUER", proxy);
+    const context = (log: (line: string) => void): ClusterContext => ({
+      proxy,
+      instances,
+      check,
+      log,
+    });
+    await step("rate limits are global across the instances", (log) =>
+      rateLimitsAreGlobal(context(log)),
+    );
+    await step("a revoked key is refused by the next request on every instance", (log) =>
+      revocationIsImmediate(context(log)),
+    );
+    await step("a code redeemed on every instance at once yields one key", (log) =>
+      codeRedeemedOnce(context(log), CODE_ROUNDS),
+    );
+    await step("a hosted flow continues from instance to instance", (log) =>
+      hostedFlowAcrossInstances(context(log)),
+    );
+    const nginxErrors = (await readFile(cluster.nginx.errorLog, "utf8").catch(() => "")).trim();
+    check(nginxErrors === "", `nginx logged: ${nginxErrors.slice(0, 400)}`);
+  } finally {
+    await cluster?.stop();
+    await disconnectDb().catch(() => undefined);
+    await server?.release();
+    await redis?.close();
+  }
+  if (failures.length > 0) {
+    console.error(`\nFAILED (${failures.length}):`);
+    for (const failure of failures.slice(0, 40)) console.error(`  ${failure}`);
+    process.exit(1);
+  }
+  console.log("\nall promises kept");
+  process.exit(0);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
