@@ -12,8 +12,12 @@ export function publishDatabaseUrl(url: string): void {
   writeFileSync(HANDOFF, JSON.stringify({ url }), { mode: 0o600 });
 }
 
+/** The journeys' database URL, as their server published it. */
+export function journeyDatabaseUrl(): string {
+  return (JSON.parse(readFileSync(HANDOFF, "utf8")) as { url: string }).url;
+}
+
 /** Points this test process at the journeys' database. */
 export function connectJourneyDatabase(): void {
-  const { url } = JSON.parse(readFileSync(HANDOFF, "utf8")) as { url: string };
-  setDatabaseUrl(url);
+  setDatabaseUrl(journeyDatabaseUrl());
 }

@@ -3,7 +3,7 @@ import { db } from "../db/client";
 import { getEnv } from "../env";
 import type { Locale } from "../i18n/locales";
 import { log } from "../log";
-import { mailer } from "../mail";
+import { mailer, MailError } from "../mail";
 import { renderLoginMail } from "../mail/templates/login";
 import { emailSchema } from "../mail/address";
 import {
@@ -14,7 +14,7 @@ import {
   newLinkToken,
   newPin,
 } from "./login-secrets";
-import { throttleLoginMail } from "./sign-in-limits";
+import { returnUnsentLoginMail, throttleLoginMail } from "./sign-in-limits";
 
 export {
   LOGIN_CHALLENGE_LIFETIME_MINUTES,
@@ -78,43 +78,72 @@ export async function requestLoginChallenge(input: LoginRequest): Promise<LoginR
     return refusal;
   }
   const challenge = await createChallenge(request);
-  await sendLoginMail({ ...request, ...challenge });
+  try {
+    await sendLoginMail({ ...request, ...challenge });
+  } catch (error) {
+    if (!(error instanceof MailError)) throw error;
+    await forgetUnsentChallenge(request, challenge.challengeId);
+    log.error("login.mail_failed", { reason: error.code, error: error.message });
+    throw error;
+  }
+  await supersedeOlderChallenges(request, challenge.challengeId);
   log.info("login.challenge_sent", { challenge_id: challenge.challengeId });
   return { status: "sent" };
 }
 
-/**
- * A new request supersedes (consumes) the open challenges of the same email
- * and browser: only the newest mail works, and PIN attempts cannot be spread
- * over several live challenges.
- */
 async function createChallenge(request: LoginRequest & { now: Date }) {
   if (!request.browserNonce) throw new TypeError("a login challenge needs a browser nonce");
   const challengeId = randomUUID();
   const token = newLinkToken();
   const pin = newPin();
-  const browserHash = hashBrowserNonce(request.browserNonce);
   const { now } = request;
-  await db().$transaction([
-    db().loginChallenge.updateMany({
-      where: { email: request.email, browserHash, consumedAt: null },
-      data: { consumedAt: now },
-    }),
-    db().loginChallenge.create({
-      data: {
-        id: challengeId,
-        email: request.email,
-        linkTokenHash: hashLinkToken(token),
-        pinHash: hashPin(challengeId, pin),
-        expiresAt: new Date(now.getTime() + LOGIN_CHALLENGE_LIFETIME_MINUTES * 60_000),
-        flowId: request.flowId,
-        returnUrl: request.returnUrl,
-        browserHash,
-        createdAt: now,
-      },
-    }),
-  ]);
+  await db().loginChallenge.create({
+    data: {
+      id: challengeId,
+      email: request.email,
+      linkTokenHash: hashLinkToken(token),
+      pinHash: hashPin(challengeId, pin),
+      expiresAt: new Date(now.getTime() + LOGIN_CHALLENGE_LIFETIME_MINUTES * 60_000),
+      flowId: request.flowId,
+      returnUrl: request.returnUrl,
+      browserHash: hashBrowserNonce(request.browserNonce),
+      createdAt: now,
+    },
+  });
   return { challengeId, token, pin };
+}
+
+/**
+ * A sent mail supersedes (consumes) the older open challenges of the same
+ * email and browser: only the newest mail works, and PIN attempts cannot be
+ * spread over several live challenges. Only older ones: of two requests at
+ * once, the later one's challenge stays open.
+ */
+async function supersedeOlderChallenges(request: LoginRequest & { now: Date }, keep: string) {
+  await db().loginChallenge.updateMany({
+    where: {
+      email: request.email,
+      browserHash: hashBrowserNonce(request.browserNonce),
+      consumedAt: null,
+      createdAt: { lt: request.now },
+      id: { not: keep },
+    },
+    data: { consumedAt: request.now },
+  });
+}
+
+/**
+ * A mail the provider did not take (docs/sign-in-limits.md#a-mail-that-was-not-sent):
+ * its challenge is closed, since nobody holds its link or code; the older
+ * mails of this browser keep working; and the address's mail counts are
+ * given back, so the person can try again at once.
+ */
+async function forgetUnsentChallenge(request: LoginRequest & { now: Date }, challengeId: string) {
+  await db().loginChallenge.updateMany({
+    where: { id: challengeId, consumedAt: null },
+    data: { consumedAt: request.now },
+  });
+  await returnUnsentLoginMail(request);
 }
 
 async function sendLoginMail(request: LoginRequest & { token: string; pin: string }) {

@@ -83,6 +83,24 @@ export async function throttleLoginMail(request: {
 }
 
 /**
+ * Gives back the counts of a mail request whose mail was never sent (the
+ * provider refused it or could not be reached). The address limits count
+ * mails that reach a mailbox, so they get their count back; the client
+ * address keeps its count: it bounds how often one client makes the service
+ * call the provider, which happened all the same (docs/sign-in-limits.md).
+ */
+export async function returnUnsentLoginMail(request: { email: string; now: Date }) {
+  const key = addressKey(request.email);
+  for (const name of ["mail-address-minute", "mail-address"] as const) {
+    const { index } = windowOf(MAIL_LIMITS[name], request.now.getTime());
+    await db().signInCounter.updateMany({
+      where: { id: `${name}:${key}:${index}`, count: { gt: 0 } },
+      data: { count: { decrement: 1 } },
+    });
+  }
+}
+
+/**
  * A fixed-window counter (aligned to the epoch like the rate-limit store's),
  * incremented by one atomic INSERT … ON CONFLICT DO UPDATE … RETURNING (what
  * Prisma issues for an upsert on the one unique id): concurrent requests each

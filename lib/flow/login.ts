@@ -14,6 +14,7 @@ import { toSafeReturnPath } from "../http/return-url";
 import { toScreenBranding } from "../partners/branding";
 import { guardFlowPost, type FlowPostRule } from "./guard";
 import { flowLocale } from "./locale";
+import { MailError } from "../mail";
 
 /**
  * The sign-in forms (docs/protocol.md#sign-in). Plain HTML form posts, so
@@ -95,7 +96,15 @@ export async function handleLoginRequest(request: Request): Promise<Response> {
     returnUrl,
     browserNonce,
     clientIp: clientIpOf(request),
+  }).catch((error: unknown) => {
+    // The mail provider refused or could not be reached: the page says so and
+    // keeps the address for another try (docs/sign-in-limits.md#a-mail-that-was-not-sent).
+    if (error instanceof MailError) return { status: "mail_failed" } as const;
+    throw error;
   });
+  if (result.status === "mail_failed") {
+    return redirect(loginPage({ returnUrl, email, reconfirm, error: "mail_failed" }), cookies);
+  }
   if (result.status === "invalid_email") {
     return redirect(loginPage({ returnUrl, email, reconfirm, error: "invalid_email" }), cookies);
   }

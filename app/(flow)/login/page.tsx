@@ -40,11 +40,20 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
   const returnUrl = search.returnUrl || (flow ? CONTINUE_PATH : "");
   const sent = search.sent === "1" && email !== "";
   const codeFirst = flow?.challenge === "pin_code";
+  // The provider did not take the mail: say so, keep the address, offer another try.
+  const mailFailed = search.error === "mail_failed" && !sent;
+  const title = sent
+    ? t("sentTitle")
+    : mailFailed
+      ? t("mailFailedTitle")
+      : reconfirm
+        ? session("reconfirmTitle")
+        : t("title");
 
   return (
     <FlowShell flow={flow} branding={branding} user={user} step="sign_in">
-      <h1>{sent ? t("sentTitle") : reconfirm ? session("reconfirmTitle") : t("title")}</h1>
-      <LoginMessage search={search} />
+      <h1>{title}</h1>
+      <LoginMessage search={search} email={email} />
       {sent ? (
         <>
           <p className="wrap">{codeFirst ? t("sentCode", { email }) : t("sentLink", { email })}</p>
@@ -62,7 +71,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
         <>
           {reconfirm ? (
             <p className="notice">{session("reconfirm")}</p>
-          ) : (
+          ) : mailFailed ? null : (
             <p>{t("intro", { partner })}</p>
           )}
           <EmailForm
@@ -71,6 +80,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
             returnUrl={returnUrl}
             reconfirm={reconfirm}
             focus={!search.error}
+            retry={mailFailed}
           />
         </>
       )}
@@ -78,7 +88,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
   );
 }
 
-async function LoginMessage({ search }: { search: Search }) {
+async function LoginMessage({ search, email }: { search: Search; email: string }) {
   const t = await getTranslations("Login");
   const parsed = Number.parseInt(search.retry ?? "", 10);
   const seconds = Number.isFinite(parsed) && parsed > 0 ? parsed : 60;
@@ -94,6 +104,7 @@ async function LoginMessage({ search }: { search: Search }) {
     pin_closed: t("pinClosed", { when }),
     too_many_failures: t("tooManyFailures", { when }),
     code_format: t("codeFormat"),
+    mail_failed: t("mailFailed", { email }),
   };
   const message = search.error ? messages[search.error] : undefined;
   return message ? (
@@ -123,6 +134,7 @@ async function EmailForm({
   reconfirm,
   resend = false,
   focus = false,
+  retry = false,
 }: {
   flow: LoadedFlow | null;
   email: string;
@@ -130,6 +142,8 @@ async function EmailForm({
   reconfirm: boolean;
   resend?: boolean;
   focus?: boolean;
+  /** The last mail could not be sent: the button tries again. */
+  retry?: boolean;
 }) {
   const t = await getTranslations("Login");
   return (
@@ -172,7 +186,7 @@ async function EmailForm({
           </div>
           <p>
             <button type="submit" className="button button-block">
-              {t("submit")}
+              {retry ? t("retry") : t("submit")}
             </button>
           </p>
         </>

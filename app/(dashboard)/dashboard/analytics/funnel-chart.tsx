@@ -1,8 +1,9 @@
 /**
  * The funnel: one bar per step, as long as the share of started flows that
- * reached it, drawn on the server as SVG. The SVG carries its own title and
- * description; the same figures are in the table beside it for screen
- * readers and for reading without styles.
+ * reached it. Labels and figures are page text, so they keep the page's size
+ * at every width; each bar is a small SVG stretched to the row. The whole is
+ * one image to assistive technology, named by its title and described by the
+ * figures of every step.
  */
 export interface FunnelRow {
   label: string;
@@ -11,9 +12,8 @@ export interface FunnelRow {
   figure: string;
 }
 
-const WIDTH = 320;
-const ROW = 46;
-const BAR = 16;
+/** The shortest bar a step with any flow gets, in percent, so it stays visible. */
+const MIN_SHARE = 1.5;
 
 export function FunnelChart(props: {
   id: string;
@@ -23,41 +23,28 @@ export function FunnelChart(props: {
 }) {
   const { id, rows } = props;
   const top = Math.max(1, rows[0]?.count ?? 0);
-  const height = rows.length * ROW;
   return (
-    <svg
-      className="chart funnel-chart"
-      viewBox={`0 0 ${WIDTH} ${height}`}
-      role="img"
-      aria-labelledby={`${id}-title ${id}-desc`}
-    >
-      <title id={`${id}-title`}>{props.title}</title>
-      <desc id={`${id}-desc`}>{props.description}</desc>
-      {rows.map((row, index) => {
-        const y = index * ROW;
-        const width = (Math.min(row.count, top) / top) * WIDTH;
+    <div className="chart funnel-chart" role="img" aria-labelledby={`${id}-title ${id}-desc`}>
+      <span id={`${id}-title`} className="visually-hidden">
+        {props.title}
+      </span>
+      <span id={`${id}-desc`} className="visually-hidden">
+        {props.description}
+      </span>
+      {rows.map((row) => {
+        const share = (Math.min(row.count, top) / top) * 100;
         return (
-          <g key={row.label} aria-hidden="true">
-            <text x={0} y={y + 16} className="chart-label">
-              {row.label}
-            </text>
-            <text x={WIDTH} y={y + 16} className="chart-figure" textAnchor="end">
-              {row.figure}
-            </text>
-            <rect x={0} y={y + 24} width={WIDTH} height={BAR} rx={4} className="chart-track" />
-            {row.count > 0 ? (
-              <rect
-                x={0}
-                y={y + 24}
-                width={Math.max(width, 4)}
-                height={BAR}
-                rx={4}
-                className="chart-bar"
-              />
-            ) : null}
-          </g>
+          <div key={row.label} className="funnel-row" aria-hidden="true">
+            <span className="chart-label">{row.label}</span>
+            <span className="chart-figure">{row.figure}</span>
+            <svg className="funnel-bar" viewBox="0 0 100 1" preserveAspectRatio="none">
+              {row.count > 0 ? (
+                <rect width={Math.max(share, MIN_SHARE)} height={1} className="chart-bar" />
+              ) : null}
+            </svg>
+          </div>
         );
       })}
-    </svg>
+    </div>
   );
 }

@@ -1,8 +1,10 @@
 /**
- * Flows started and approved per day (or hour), two lines drawn on the
- * server as SVG with a value axis and the first, middle and last date. Title
- * and description say what it shows; the figures of every day are in the
- * table under it.
+ * Flows started and approved per day (or hour): two lines with a value axis
+ * and the first, middle and last date. The lines are an SVG stretched to the
+ * plot (strokes and dots keep their size); the axis labels are page text, so
+ * they keep the page's size at every width. The whole is one image to
+ * assistive technology, named by its title and described in words; the
+ * figures of every day are in the table under it.
  */
 export interface TrendSeries {
   label: string;
@@ -11,12 +13,9 @@ export interface TrendSeries {
   className: string;
 }
 
-const WIDTH = 320;
-const HEIGHT = 180;
-const LEFT = 34;
-const RIGHT = 8;
-const TOP = 10;
-const BOTTOM = 26;
+/** The plot's own coordinates; the SVG is stretched to the plot's box. */
+const WIDTH = 300;
+const HEIGHT = 100;
 
 /** A round top for the value axis: 1, 2, 5, 10, 20, 50, … at least `max`. */
 function niceTop(max: number): number {
@@ -38,55 +37,51 @@ export function TrendChart(props: {
   const { id, series, labels } = props;
   const points = labels.length;
   const top = niceTop(Math.max(0, ...series.flatMap((line) => line.values)));
-  const plotWidth = WIDTH - LEFT - RIGHT;
-  const plotHeight = HEIGHT - TOP - BOTTOM;
-  const x = (index: number) => LEFT + (points <= 1 ? 0 : (index / (points - 1)) * plotWidth);
-  const y = (value: number) => TOP + plotHeight - (value / top) * plotHeight;
-  const ticks = [0, top / 2, top];
+  const x = (index: number) => (points <= 1 ? 0 : (index / (points - 1)) * WIDTH);
+  const y = (value: number) => HEIGHT - (value / top) * HEIGHT;
+  const ticks = [top, top / 2, 0];
+  // The middle label stands under the middle of the axis: the point there
+  // when there is one, else the one just before it.
   const marked = [...new Set([0, Math.floor((points - 1) / 2), points - 1])];
   return (
-    <svg
-      className="chart trend-chart"
-      viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
-      role="img"
-      aria-labelledby={`${id}-title ${id}-desc`}
-    >
-      <title id={`${id}-title`}>{props.title}</title>
-      <desc id={`${id}-desc`}>{props.description}</desc>
-      <g aria-hidden="true">
-        {ticks.map((tick) => (
-          <g key={tick}>
-            <line x1={LEFT} x2={WIDTH - RIGHT} y1={y(tick)} y2={y(tick)} className="chart-grid" />
-            <text x={LEFT - 6} y={y(tick) + 4} className="chart-axis" textAnchor="end">
-              {props.formatCount(tick)}
-            </text>
-          </g>
-        ))}
-        {marked.map((index) => (
-          <text
-            key={index}
-            x={x(index)}
-            y={HEIGHT - 6}
-            className="chart-axis"
-            textAnchor={index === 0 ? "start" : index === points - 1 ? "end" : "middle"}
-          >
-            {labels[index]}
-          </text>
-        ))}
-        {series.map((line) => (
-          <g key={line.label} className={line.className}>
-            <polyline
-              className="chart-line"
-              points={line.values.map((value, index) => `${x(index)},${y(value)}`).join(" ")}
-            />
-            {line.values.map((value, index) =>
-              value > 0 ? (
-                <circle key={index} cx={x(index)} cy={y(value)} r={3} className="chart-dot" />
-              ) : null,
-            )}
-          </g>
-        ))}
-      </g>
-    </svg>
+    <div className="chart trend-chart" role="img" aria-labelledby={`${id}-title ${id}-desc`}>
+      <span id={`${id}-title`} className="visually-hidden">
+        {props.title}
+      </span>
+      <span id={`${id}-desc`} className="visually-hidden">
+        {props.description}
+      </span>
+      <div className="trend-plot" aria-hidden="true">
+        <div className="trend-y">
+          {ticks.map((tick) => (
+            <span key={tick}>{props.formatCount(tick)}</span>
+          ))}
+        </div>
+        <svg className="trend-lines" viewBox={`0 0 ${WIDTH} ${HEIGHT}`} preserveAspectRatio="none">
+          {ticks.map((tick) => (
+            <line key={tick} x1={0} x2={WIDTH} y1={y(tick)} y2={y(tick)} className="chart-grid" />
+          ))}
+          {series.map((line) => (
+            <g key={line.label} className={line.className}>
+              <polyline
+                className="chart-line"
+                points={line.values.map((value, index) => `${x(index)},${y(value)}`).join(" ")}
+              />
+              {line.values.map((value, index) =>
+                value > 0 ? (
+                  // A zero-length path with round caps: a dot that stays round when stretched.
+                  <path key={index} d={`M${x(index)} ${y(value)}h0`} className="chart-dot" />
+                ) : null,
+              )}
+            </g>
+          ))}
+        </svg>
+        <div className="trend-x">
+          {marked.map((index) => (
+            <span key={index}>{labels[index]}</span>
+          ))}
+        </div>
+      </div>
+    </div>
   );
 }

@@ -1,0 +1,117 @@
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Page } from "@playwright/test";
+import { simpleParser } from "mailparser";
+import { SMTPServer } from "smtp-server";
+import { rawSetting } from "../lib/env";
+import { uniqueEmail } from "./support/journey";
+import { startSecondServer, type SecondServer } from "./support/second-server";
+import { recordSecret } from "./support/secrets-seen";
+
+/**
+ * Sign-in when the mail provider refuses the mail (docs/sign-in-limits.md,
+ * "A mail that was not sent"): a second instance of the service whose SMTP
+ * relay is a real SMTP server in this process (smtp-server, RFC 5321), which
+ * refuses every recipient until the test lets it accept.
+ */
+
+test.describe.configure({ timeout: 240_000 });
+
+const SHOTS = rawSetting("SHOTS_DIR");
+let refusing = true;
+const delivered = new Map<string, string>();
+let relay: SMTPServer;
+let server: SecondServer;
+
+test.beforeAll(async () => {
+  test.setTimeout(180_000);
+  relay = new SMTPServer({
+    secure: false,
+    disabledCommands: ["STARTTLS", "AUTH"],
+    logger: false,
+    onRcptTo(_address, _session, callback) {
+      if (refusing)
+        callback(Object.assign(new Error("Service unavailable"), { responseCode: 554 }));
+      else callback();
+    },
+    onData(stream, session, callback) {
+      void simpleParser(stream).then((mail) => {
+        for (const to of session.envelope.rcptTo) delivered.set(to.address, mail.text ?? "");
+        callback();
+      }, callback);
+    },
+  });
+  await new Promise<void>((resolve) => relay.listen(0, "127.0.0.1", resolve));
+  const { port } = relay.server.address() as AddressInfo;
+  server = await startSecondServer(
+    { SMTP_URL: `smtp://127.0.0.1:${port}`, SMTP_REQUIRE_TLS: "false" },
+    2,
+  );
+});
+
+test.afterAll(async () => {
+  await server?.stop();
+  await new Promise<void>((resolve) => (relay ? relay.close(() => resolve()) : resolve()));
+});
+
+async function checkScreen(page: Page, name: string) {
+  for (const width of [390, 1280]) {
+    await page.setViewportSize({ width, height: 900 });
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
+    expect(overflow, `horizontal overflow at ${width} px`).toBeLessThanOrEqual(0);
+    const results = await new AxeBuilder({ page }).analyze();
+    expect(results.violations.map((v) => `${width}: ${v.id}`)).toEqual([]);
+    if (SHOTS) {
+      await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
+    }
+  }
+}
+
+test("a refused sign-in mail: the login screen says so, keeps the address, and the retry signs in", async ({
+  page,
+  context,
+}) => {
+  const email = uniqueEmail("relay-refused");
+  await page.goto(`${server.origin}/dashboard`);
+  await expect(page).toHaveURL(/\/login\?returnUrl=%2Fdashboard/);
+  await page.locator("#email").fill(email);
+  await page.getByRole("button", { name: "Email me a sign-in link" }).click();
+
+  await expect(page).toHaveURL(/error=mail_failed/);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("We could not send the email");
+  await expect(page.locator(".alert-error")).toContainText(`Nothing was sent to ${email}`);
+  await expect(page.locator("#email")).toHaveValue(email);
+  expect(delivered.has(email)).toBe(false);
+  await checkScreen(page, "login-mail-failed-en");
+
+  await context.addCookies([{ name: "bc_locale", value: "de", url: server.origin }]);
+  await page.reload();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(
+    "Wir konnten die E-Mail nicht senden",
+  );
+  await expect(page.getByRole("button", { name: "Erneut versuchen" })).toBeVisible();
+  await checkScreen(page, "login-mail-failed-de");
+  await context.clearCookies({ name: "bc_locale" });
+  await page.reload();
+
+  // The relay takes mail again; trying again at once is not held back by the
+  // one-mail-a-minute limit, since the refused mail was never sent.
+  refusing = false;
+  await page.getByRole("button", { name: "Try again" }).click();
+  await expect(page).toHaveURL(/sent=1/);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Check your email");
+  await expect.poll(() => delivered.has(email)).toBe(true);
+  const link = /http:\/\/localhost:\d+\/login\/link\?token=[\w%-]+/.exec(
+    delivered.get(email) ?? "",
+  )?.[0];
+  expect(link?.startsWith(`${server.origin}/`)).toBe(true);
+  recordSecret("pin", /^\d{6}$/m.exec(delivered.get(email) ?? "")?.[0]);
+  recordSecret("magic-link token", new URL(link ?? "http://x/").searchParams.get("token"));
+  await page.goto(link ?? "");
+  await page.locator('form[action="/login/link/confirm"] button[type="submit"]').click();
+  await expect(page).toHaveURL(`${server.origin}/dashboard`);
+  await expect(page.getByText(`Signed in as ${email}`, { exact: true })).toBeVisible();
+});
