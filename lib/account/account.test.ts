@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { findSessionUser, type SignedInUser } from "../auth/sessions";
+import { generateKeyPair } from "../crypto/envelope";
 import { db } from "../db/client";
 import { authenticateApiKeyRequest } from "../oauth/bearer";
 import { flushKeyUses, pendingKeyUses } from "../keys/last-use";
@@ -166,6 +167,38 @@ describe("My access: connected banks", () => {
       balances: 0,
       transactions: 0,
     });
+  });
+});
+
+describe("My access: your key", () => {
+  it("starting over replaces the key the page showed and ends what was sealed to it", async () => {
+    const alice = await person();
+    const old = generateKeyPair().publicKeyRawB64;
+    const next = generateKeyPair().publicKeyRawB64;
+    await db().user.update({ where: { id: alice.userId }, data: { publicKey: old } });
+    await db().tenant.update({
+      where: { id: alice.tenantId },
+      data: { sealingKey: old, sealingKeyKind: "user" },
+    });
+    const csrf = accountCsrfToken(alice.session, "start-over");
+    const stale = await post(
+      "start-over",
+      { csrf, replaces: next, publicKey: generateKeyPair().publicKeyRawB64 },
+      { cookie: alice.cookie },
+    );
+    expect(stale.status).toBe(409);
+    const response = await post(
+      "start-over",
+      { csrf, replaces: old, publicKey: next },
+      { cookie: alice.cookie },
+    );
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ ok: true, next: "/account" });
+    expect((await db().user.findUniqueOrThrow({ where: { id: alice.userId } })).publicKey).toBe(
+      next,
+    );
+    expect(await keyWorks(alice.key)).toBe(false);
+    expect((await rowsOfConnection(alice.connectionId)).connections).toBe(0);
   });
 });
 

@@ -36,6 +36,7 @@ export default async function AccountPage({
   // Dates only, in UTC: the same text on the server and in the browser.
   const date = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone: "UTC" });
   const day = (iso: string) => date.format(new Date(iso));
+  const regions = new Intl.DisplayNames([locale], { type: "region" });
   const overview = await loadAccountOverview(user.userId);
 
   if ((await searchParams).key === "start-over" && overview.key) {
@@ -59,7 +60,7 @@ export default async function AccountPage({
             next="/account"
             startOver
             startOverPath="/account/key/start-over"
-            intro={setup("introExisting", { service: SERVICE_NAME, partner: SERVICE_NAME })}
+            intro={t("key.startOverHint")}
           />
         </ClientMessages>
         <p>
@@ -95,7 +96,7 @@ export default async function AccountPage({
           banks={overview.banks.map((bank) => ({
             id: bank.id,
             bank: bank.bank,
-            country: bank.country,
+            country: regions.of(bank.country) ?? bank.country,
             status: bank.status,
             validUntil: day(bank.validUntil),
             partnerName: bank.partnerName,
