@@ -1,5 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
+import { openJson } from "../lib/crypto/envelope";
 import { db } from "../lib/db/client";
 import { createClient } from "../lib/partners/clients";
 import { DEMO_PARTNER_NAME } from "../scripts/lib/seed";
@@ -66,7 +67,38 @@ async function grant(page: Page, client: JourneyClient, firstTime: { email: stri
   // The tab forgets the key once a relay is posted: a later grant asks for the passphrase.
   await approveWithKey(page, firstTime ? undefined : PASSPHRASE);
   const values = Object.fromEntries(await relay);
-  return (await exchangeCode(client, values.code ?? "", verifier)).access_token;
+  return {
+    key: (await exchangeCode(client, values.code ?? "", verifier)).access_token,
+    privateKey: values.privateKey ?? "",
+  };
+}
+
+/**
+ * The account lines "Connected banks" shows, in its order: each account's
+ * display name opened with the person's key, else "Account N (currency)";
+ * with `privateKey` null, what the page shows before the key is unlocked.
+ */
+async function accountLines(email: string, privateKey: string | null) {
+  connectJourneyDatabase();
+  const connections = await db().connection.findMany({
+    where: { tenant: { user: { email } } },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    select: {
+      accounts: {
+        orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+        select: { currency: true, displayNameEnc: true },
+      },
+    },
+  });
+  return connections.flatMap((connection) =>
+    connection.accounts.map((account, index) => {
+      const opened =
+        privateKey && account.displayNameEnc
+          ? openJson<{ displayName: string | null }>(privateKey, account.displayNameEnc)
+          : null;
+      return opened?.displayName ?? `Account ${index + 1} (${account.currency})`;
+    }),
+  );
 }
 
 async function expectAxeClean(page: Page) {
@@ -83,8 +115,8 @@ test.describe("desktop", () => {
     const email = uniqueEmail("portal");
     const demo = await demoPartnerClient();
     const second = await createJourneyClient(partnerApp().redirectUri, { name: "Second Ledger" });
-    const demoKey = await grant(page, demo, { email });
-    const secondKey = await grant(page, second, null);
+    const { key: demoKey, privateKey } = await grant(page, demo, { email });
+    const { key: secondKey } = await grant(page, second, null);
     expect((await readAccounts(demoKey)).status).toBe(200);
     expect((await readAccounts(secondKey)).status).toBe(200);
 
@@ -97,14 +129,14 @@ test.describe("desktop", () => {
     const banks = page.getByTestId("bank-item");
     await expect(banks).toHaveCount(2);
     // Account names are sealed: shown once the key is unlocked, opened in the browser.
-    await expect(page.getByTestId("bank-account").first()).toHaveText(/^Account 1 \(/);
+    await expect(page.getByTestId("bank-account")).toHaveText(await accountLines(email, null));
     await expectAxeClean(page);
     await page.locator("#account-passphrase").fill(PASSPHRASE);
     await page.getByRole("button", { name: "Show account names" }).click();
-    await expect(page.getByTestId("bank-account").first()).not.toHaveText(/^Account 1 \(/, {
-      timeout: 30_000,
-    });
-    await expect(page.locator("#account-passphrase")).toHaveCount(0);
+    await expect(page.locator("#account-passphrase")).toHaveCount(0, { timeout: 30_000 });
+    await expect(page.getByTestId("bank-account")).toHaveText(
+      await accountLines(email, privateKey),
+    );
 
     // End the second partner's access.
     const item = access.filter({ hasText: "Second Ledger" });
