@@ -49,8 +49,11 @@ export async function deleteEverything(input: {
     // Accounts first: their balances and transactions cascade with them, and the
     // connection and tenant rows then go with the user.
     await tx.account.deleteMany({ where: { tenant: { userId: input.userId } } });
-    const deleted = await tx.user.deleteMany({ where: { id: input.userId } });
-    if (deleted.count === 0) return { kind: "not_found" };
+    const user = await tx.user.findUnique({ where: { id: input.userId }, select: { email: true } });
+    if (!user) return { kind: "not_found" };
+    await tx.user.delete({ where: { id: input.userId } });
+    // Sign-ins in progress name the address in clear: they go too.
+    await tx.loginChallenge.deleteMany({ where: { email: user.email } });
     return { kind: "deleted", apiKeysRevoked: revoked.length };
   });
 }

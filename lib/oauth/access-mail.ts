@@ -38,14 +38,24 @@ export async function mailAccessGranted(input: {
   await mailer().send({ to: tenant.user.email, ...mail });
 }
 
+const inFlight = new Set<Promise<void>>();
+
 /** The same, in the background of the exchange that minted the key. */
 export function mailAccessGrantedLater(input: {
   tenantSubject: string;
   partnerId: string | null;
 }): void {
-  mailAccessGranted(input).catch((error: unknown) =>
-    log.warn("mail.access_granted_failed", {
-      error: error instanceof Error ? error.message : String(error),
-    }),
-  );
+  const sending = mailAccessGranted(input)
+    .catch((error: unknown) =>
+      log.warn("mail.access_granted_failed", {
+        error: error instanceof Error ? error.message : String(error),
+      }),
+    )
+    .finally(() => inFlight.delete(sending));
+  inFlight.add(sending);
+}
+
+/** Resolves once every mail started so far is sent or given up (tests, shutdown). */
+export async function accessMailsSettled(): Promise<void> {
+  await Promise.all([...inFlight]);
 }

@@ -5,6 +5,7 @@ import { loadAccountOverview } from "@/lib/account/overview";
 import { accountCsrfToken } from "@/lib/account/session";
 import { findSessionUser, sessionCookieName } from "@/lib/auth/sessions";
 import { tenantSubject } from "@/lib/banking/tenants";
+import { isDatabaseUnavailable } from "@/lib/db/faults";
 import { getEnv } from "@/lib/env";
 import { ClientMessages } from "@/lib/i18n/client-messages";
 import { FlowShell, SERVICE_NAME } from "../_components/flow-shell";
@@ -29,7 +30,13 @@ export default async function AccountPage({
   searchParams: Promise<{ key?: string }>;
 }) {
   const store = await cookies();
-  const user = await findSessionUser(store.get(sessionCookieName())?.value);
+  const user = await findSessionUser(store.get(sessionCookieName())?.value).catch(
+    (error: unknown) => {
+      // Like the flow's screens: the error screen says the service is briefly unavailable.
+      if (isDatabaseUnavailable(error)) redirect("/error?reason=unavailable");
+      throw error;
+    },
+  );
   if (!user) redirect(`/login?${new URLSearchParams({ returnUrl: "/account" })}`);
   const t = await getTranslations("Account");
   const locale = await getLocale();
