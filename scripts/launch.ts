@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { disconnectDb } from "../lib/db/client";
 import { checkSettings, EnvError } from "../lib/env";
+import { flushKeyUsesOnShutdown } from "../lib/keys/last-use";
 import { distDir, resolveDatabase, REPO_ROOT, type ResolvedDatabase } from "./lib/database";
 import { serveNext, type RunningServer } from "./lib/http-server";
 import { applyMigrations } from "./lib/migrations";
@@ -87,6 +88,8 @@ async function main() {
     if (stopping) return;
     stopping = true;
     await server?.close().catch(() => undefined);
+    // The API keys' last uses noted since the last flush (lib/keys/last-use.ts).
+    await flushKeyUsesOnShutdown();
     await disconnectDb().catch(() => undefined);
     if (database?.embedded) {
       log("stopping the embedded PostgreSQL");

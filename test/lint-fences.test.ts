@@ -77,6 +77,11 @@ describe("import fences", () => {
     expect(await ruleIds(deep, "lib/upstream/sandbox/fence-probe.ts")).toContain(
       "import/no-restricted-paths",
     );
+    const upToAccount =
+      'import { endPartnerAccess } from "../account/end-access";\nexport const x = endPartnerAccess;\n';
+    expect(await ruleIds(upToAccount, "lib/flow/fence-probe.ts")).toContain(
+      "import/no-restricted-paths",
+    );
     const down = 'import { OAuthError } from "../oauth/errors";\nexport const x = OAuthError;\n';
     expect(await ruleIds(down, "lib/flow/fence-probe.ts")).not.toContain(
       "import/no-restricted-paths",

@@ -3,6 +3,7 @@ import { createBrowserSession } from "../lib/auth/sessions";
 import { db } from "../lib/db/client";
 import { approveFlow } from "../lib/flow/approve";
 import { createFlow } from "../lib/flow/flows";
+import { accessMailsSettled } from "../lib/oauth/access-mail";
 import { handleTokenRequest } from "../lib/oauth/token";
 import { toS256Challenge } from "../lib/oauth/pkce";
 import { createClient } from "../lib/partners/clients";
@@ -130,5 +131,7 @@ export async function mintApiKey(client: TestClient) {
   const { code, user } = await issueCode(client, verifier);
   const response = await handleTokenRequest(tokenRequest(client, code, verifier));
   const body = (await response.json()) as { access_token: string };
+  // The exchange's mail to the user runs in the background: done before the test goes on.
+  await accessMailsSettled();
   return { key: body.access_token, user };
 }

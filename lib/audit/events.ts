@@ -35,7 +35,14 @@ export const SIGN_IN_REFUSALS = [
   "too_many_failures",
 ] as const;
 
-export const API_KEY_REVOCATIONS = ["revocation_request", "code_replay", "key_start_over"] as const;
+export const API_KEY_REVOCATIONS = [
+  "revocation_request",
+  "code_replay",
+  "key_start_over",
+  // The user ended the partner's access, or deleted everything, on /account.
+  "user_ended_access",
+  "user_deleted",
+] as const;
 
 export const AUDIT_EVENTS = {
   "sign_in.succeeded": {

@@ -35,6 +35,7 @@ export const KEYED_HASH_PURPOSES = [
   "account-identity",
   "psu-id",
   "session-csrf",
+  "account-csrf",
   "sign-out",
   "recipient-key-challenge",
   "sign-in-limit",

@@ -36,6 +36,13 @@ const FLOW_ROUTE_HANDLERS = new Set([
   "/consent/approve",
   "/sandbox/authorize/decision",
 ]);
+/** The "My access" actions (/account is their page): JSON answers. */
+const ACCOUNT_ROUTE_HANDLERS = new Set([
+  "/account/access/end",
+  "/account/banks/remove",
+  "/account/key/start-over",
+  "/account/delete",
+]);
 /** The demo partner's form endpoints (/demo is its page): redirects only. */
 const DEMO_ROUTE_HANDLERS = new Set([
   "/demo/start",
@@ -52,6 +59,7 @@ const DEMO_ROUTE_HANDLERS = new Set([
 export function isRouteHandler(pathname: string): boolean {
   return (
     FLOW_ROUTE_HANDLERS.has(pathname) ||
+    ACCOUNT_ROUTE_HANDLERS.has(pathname) ||
     DEMO_ROUTE_HANDLERS.has(pathname) ||
     ROUTE_HANDLER_PREFIXES.some(
       (prefix) => pathname === prefix.replace(/\/$/, "") || pathname.startsWith(prefix),

@@ -1,6 +1,7 @@
 import { OAuthError, toErrorBody } from "./errors";
 import { bearerErrorResponse, oauthErrorResponse, oauthJson } from "./responses";
 import { findActiveApiKey, readApiKeyCredential, type ApiKeyPrincipal } from "../keys/api-keys";
+import { noteKeyUsed } from "../keys/last-use";
 
 export const PARTNER_SUSPENDED_READS =
   "this partner is suspended; its API keys cannot read data until it is resumed";
@@ -34,7 +35,10 @@ export async function authenticateApiKeyRequest(
   if (credential.kind === "key") {
     const principal = await findActiveApiKey(credential.key);
     if (principal?.partnerSuspended) return partnerSuspendedResponse();
-    if (principal) return principal;
+    if (principal) {
+      noteKeyUsed(principal.apiKeyId);
+      return principal;
+    }
   }
   const description =
     credential.kind === "none"

@@ -5,6 +5,7 @@ import { queryOne, sql } from "../db/sql";
 import { keyedHash, keyedHashCandidates } from "../crypto/keyed-hash";
 import { randomToken } from "../crypto/random";
 import { mintApiKey, type MintedKey } from "../keys/mint";
+import { mailAccessGrantedLater } from "./access-mail";
 import { OAuthError } from "./errors";
 import { isWellFormedVerifier, toS256Challenge } from "./pkce";
 
@@ -188,6 +189,7 @@ export async function redeemAuthorizationCode(
   const consumed = await consumeAndMint(request, key, now);
   if (!consumed) await revokeReplayedKey(request, now);
   if (!consumed?.issued) throw invalidGrant();
+  mailAccessGrantedLater({ tenantSubject: consumed.subject, partnerId: request.partnerId });
   return {
     apiKey: key.apiKey,
     expiresInSeconds: key.expiresInSeconds,

@@ -26,6 +26,7 @@ describe("rate-limit policies (/docs/errors)", () => {
     expect(RATE_LIMIT_POLICIES.authorize).toEqual({ limit: 50, windowSeconds: 60 });
     expect(RATE_LIMIT_POLICIES.cancel).toEqual({ limit: 50, windowSeconds: 60 });
     expect(RATE_LIMIT_POLICIES.api).toEqual({ limit: 300, windowSeconds: 60 });
+    expect(RATE_LIMIT_POLICIES.account).toEqual({ limit: 30, windowSeconds: 60 });
   });
 
   it("maps paths to policies and leaves token, revoke and userinfo unlimited", () => {
@@ -33,6 +34,8 @@ describe("rate-limit policies (/docs/errors)", () => {
     expect(policyForPath("/oauth/cancel")).toBe("cancel");
     expect(policyForPath("/api/accounts")).toBe("api");
     expect(policyForPath("/api/partner/me")).toBe("api");
+    expect(policyForPath("/account/access/end")).toBe("account");
+    expect(policyForPath("/account")).toBeNull();
     expect(policyForPath("/oauth/token")).toBeNull();
     expect(policyForPath("/oauth/revoke")).toBeNull();
     expect(policyForPath("/oauth/userinfo")).toBeNull();

@@ -13,6 +13,8 @@ export const RATE_LIMIT_POLICIES = {
   authorize: { limit: 50, windowSeconds: 60 },
   cancel: { limit: 50, windowSeconds: 60 },
   api: { limit: 300, windowSeconds: 60 },
+  /** The "My access" actions: a person ends access or removes a bank a few times, not hundreds. */
+  account: { limit: 30, windowSeconds: 60 },
 } as const satisfies Record<string, RateLimitPolicy>;
 
 export type RateLimitPolicyName = keyof typeof RATE_LIMIT_POLICIES;
@@ -21,5 +23,6 @@ export function policyForPath(pathname: string): RateLimitPolicyName | null {
   if (pathname === "/oauth/authorize") return "authorize";
   if (pathname === "/oauth/cancel") return "cancel";
   if (pathname === "/api" || pathname.startsWith("/api/")) return "api";
+  if (pathname.startsWith("/account/")) return "account";
   return null;
 }

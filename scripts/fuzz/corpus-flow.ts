@@ -129,6 +129,22 @@ export const FLOW_GENERATORS: Generator[] = [
     },
     flowMutations,
   ),
+  // My access: a signed-in person's JSON actions, with another session's token and others' ids.
+  ...(
+    [
+      ["/account/access/end", (ctx: FuzzContext) => ({ partnerId: ctx.owner.otherPartnerId })],
+      ["/account/banks/remove", (ctx: FuzzContext) => ({ connectionId: ctx.data.connectionId })],
+      ["/account/key/start-over", () => ({ replaces: PUBLIC_KEY, publicKey: OTHER_KEY })],
+      ["/account/delete", () => ({ confirm: "someone@example.com" })],
+    ] as const
+  ).map(([path, body]) =>
+    define({ name: path, family: "flow-json", methods: ["POST"] }, (_rng, ctx) => ({
+      method: "POST",
+      path,
+      headers: flowHeaders(ctx, ctx.owner.cookie),
+      body: { type: "json", value: { ...body(ctx), csrf: ctx.owner.csrf } },
+    })),
+  ),
   define(
     { name: "/setup/start-over", family: "flow-json", methods: ["POST"] },
     (rng, ctx) => {

@@ -10,6 +10,7 @@ import { rawOdd } from "./values";
 const PAGES: Record<string, string[]> = {
   "/": [],
   "/dashboard": ["partner"],
+  "/account": ["key"],
   "/demo": ["notice"],
   "/docs": [],
   "/docs/flow": [],

@@ -57,6 +57,10 @@ const CHECKLIST_ITEMS = [
   "keyed hashes and MACs compared in constant time, through one helper",
   "server-secret rotation (old hashes verify only while SECRET_KEY_PREVIOUS is set, compared in constant time)",
   "sign-in mail over SMTP never reported sent when the relay refused it",
+  'a person\'s "My access" actions act only on their own rows (IDOR)',
+  'CSRF and same Origin on every "My access" action',
+  "ending a partner's access refuses its keys at once (no cache: every request reads the key's row)",
+  "removing a bank or deleting everything leaves no row of the data behind",
 ] as const;
 
 interface Proof {

@@ -42,10 +42,15 @@ function useTitle() {
 }
 
 /** Why an API key was revoked, by message key. */
-const REVOCATION_TEXT: Record<string, "byRequest" | "byReplay" | "byStartOver"> = {
+const REVOCATION_TEXT: Record<
+  string,
+  "byRequest" | "byReplay" | "byStartOver" | "byUser" | "byUserDeleted"
+> = {
   revocation_request: "byRequest",
   code_replay: "byReplay",
   key_start_over: "byStartOver",
+  user_ended_access: "byUser",
+  user_deleted: "byUserDeleted",
 };
 
 const BRANDING_FIELDS = [

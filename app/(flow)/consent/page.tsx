@@ -70,7 +70,17 @@ export default async function ConsentPage() {
         </div>
         <div>
           <dt>{t("durationLabel")}</dt>
-          <dd>{t("duration", { partner })}</dd>
+          <dd>
+            {t("duration", { partner })}{" "}
+            {t.rich("manageAccess", {
+              // A new tab: the flow in this one goes on to the partner.
+              link: (chunks) => (
+                <a href="/account" target="_blank" rel="noopener">
+                  {chunks}
+                </a>
+              ),
+            })}
+          </dd>
         </div>
       </dl>
       {branding?.purpose ? (

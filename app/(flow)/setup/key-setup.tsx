@@ -17,7 +17,7 @@ import { BackupDownload, BackupStep } from "./backup-step";
 import { FocusedAlert, useShownError } from "./focused-alert";
 import { ImportForm } from "./import-form";
 import { NewKeyForm } from "./new-key-form";
-import { postKey } from "./setup-requests";
+import { postKey, type StartOverPath } from "./setup-requests";
 import { DeveloperExport } from "./developer-export";
 import "./setup.css";
 
@@ -37,6 +37,8 @@ export interface SetupProps {
   startOver: boolean;
   /** Who can read the data, in plain words: shown on every step. */
   intro: string;
+  /** Where replacing the key is posted: the flow's own path unless the page is not a flow's. */
+  startOverPath?: StartOverPath;
 }
 
 type Screen =
@@ -69,7 +71,7 @@ export function KeySetup(props: SetupProps) {
     async (pending: PendingSetup) => {
       setBusy(true);
       const answer = pending.replaces
-        ? await postKey("/setup/start-over", {
+        ? await postKey(props.startOverPath ?? "/setup/start-over", {
             csrf: props.csrf.startOver,
             replaces: pending.replaces,
             publicKey: pending.backup.publicKey,
@@ -95,7 +97,7 @@ export function KeySetup(props: SetupProps) {
       }
     },
     // eslint-disable-next-line react-hooks/exhaustive-deps -- `alert` and `t` are stable for this screen
-    [userId, props.csrf.register, props.csrf.startOver],
+    [userId, props.csrf.register, props.csrf.startOver, props.startOverPath],
   );
 
   useEffect(() => {

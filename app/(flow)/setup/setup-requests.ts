@@ -4,8 +4,11 @@
  */
 export type KeyAnswer = { ok: true; next: string } | { ok: false; conflict: boolean };
 
+/** The flow's start-over, or the same from the "My access" page (/account). */
+export type StartOverPath = "/setup/start-over" | "/account/key/start-over";
+
 export async function postKey(
-  path: "/setup/key" | "/setup/start-over",
+  path: "/setup/key" | StartOverPath,
   body: Record<string, string>,
 ): Promise<KeyAnswer> {
   let response: Response;

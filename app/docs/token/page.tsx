@@ -53,6 +53,18 @@ export default function TokenPage() {
         only keys issued to your client are affected. A revoked key is refused at once.
       </p>
       <Example name="revoke" />
+
+      <h2>When the user ends access</h2>
+      <p>
+        Each user sees the applications that can read their bank data on this service&apos;s{" "}
+        <a href="/account">My access</a> page (<code>/account</code>), and can end that access,
+        remove a bank connection or delete everything there at any time. They are told by mail when
+        a partner is granted access, with a link to that page. Ending access revokes every key of
+        your clients for that user at once: your next call answers 401 <code>invalid_token</code>,
+        exactly as for a key you revoked yourself. A removed bank&apos;s accounts disappear from{" "}
+        <code>GET /api/accounts</code>. Treat a 401 as the end of the grant; a user who wants to
+        reconnect goes through the flow again.
+      </p>
     </>
   );
 }

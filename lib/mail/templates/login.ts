@@ -111,7 +111,7 @@ function toHtml(lines: LoginMailLines, input: LoginMailInput): string {
 }
 
 /** A partner name as one line: control characters (CR/LF in a subject header) become spaces. */
-function toOneLine(value: string): string {
+export function toOneLine(value: string): string {
   return value
     .replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, " ")
     .replace(/\s+/g, " ")

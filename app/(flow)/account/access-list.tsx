@@ -1,0 +1,126 @@
+"use client";
+
+import { useTranslations } from "next-intl";
+import { useEffect, useRef, useState } from "react";
+import { FocusedAlert, useShownError } from "../setup/focused-alert";
+import { postAction } from "./account-requests";
+
+export interface AccessItem {
+  partnerId: string;
+  name: string;
+  logoUrl: string | null;
+  keys: { prefix: string; granted: string; expires: string; lastUsed: string | null }[];
+}
+
+/**
+ * Applications with access: each partner with its live keys, and "End
+ * access" behind a confirmation that says what the partner loses. Every key
+ * of the partner's clients for this person is revoked at once.
+ */
+export function AccessList({ items, csrf }: { items: AccessItem[]; csrf: string }) {
+  const t = useTranslations("Account.access");
+  const [shown, setShown] = useState(items);
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [ended, setEnded] = useState<string | null>(null);
+  const alert = useShownError();
+  const status = useRef<HTMLParagraphElement>(null);
+
+  useEffect(() => {
+    if (ended) status.current?.focus();
+  }, [ended]);
+
+  async function end(item: AccessItem) {
+    setBusy(true);
+    alert.clear();
+    const answer = await postAction("/account/access/end", {
+      csrf,
+      partnerId: item.partnerId,
+    });
+    setBusy(false);
+    if (answer.ok || answer.error === "not_found") {
+      setShown((list) => list.filter((other) => other.partnerId !== item.partnerId));
+      setConfirming(null);
+      setEnded(item.name);
+    } else {
+      alert.show(t("failed"));
+    }
+  }
+
+  return (
+    <section aria-labelledby="access-title" className="stack account-section">
+      <h2 id="access-title">{t("title")}</h2>
+      {ended ? (
+        <p ref={status} className="alert alert-success" role="status" tabIndex={-1}>
+          {t("ended", { partner: ended })}
+        </p>
+      ) : null}
+      <FocusedAlert error={alert.error} />
+      {shown.length === 0 ? <p className="muted">{t("none")}</p> : null}
+      <ul className="list-plain stack account-list">
+        {shown.map((item) => (
+          <li key={item.partnerId} className="account-item" data-testid="access-item">
+            <div className="account-item-head">
+              {item.logoUrl ? (
+                // eslint-disable-next-line @next/next/no-img-element -- served by us, sized by CSS
+                <img className="account-logo" src={item.logoUrl} alt="" />
+              ) : (
+                <span className="flow-monogram account-logo" aria-hidden="true">
+                  {Array.from(item.name)[0]?.toUpperCase()}
+                </span>
+              )}
+              <h3>{item.name}</h3>
+            </div>
+            <ul className="list-plain account-keys">
+              {item.keys.map((key) => (
+                <li key={key.prefix}>
+                  <span>{t("granted", { date: key.granted })}</span>
+                  <span>{t("expires", { date: key.expires })}</span>
+                  <span>
+                    {key.lastUsed ? t("lastUsed", { date: key.lastUsed }) : t("neverUsed")}
+                  </span>
+                </li>
+              ))}
+            </ul>
+            {confirming === item.partnerId ? (
+              <div
+                className="account-confirm stack"
+                role="group"
+                aria-labelledby={`end-${item.partnerId}`}
+              >
+                <h4 id={`end-${item.partnerId}`}>{t("confirmTitle", { partner: item.name })}</h4>
+                <p>{t("confirmBody", { partner: item.name })}</p>
+                <div className="actions">
+                  <button
+                    type="button"
+                    className="button-danger"
+                    disabled={busy}
+                    onClick={() => void end(item)}
+                  >
+                    {t("confirm")}
+                  </button>
+                  <button
+                    type="button"
+                    className="button-secondary"
+                    onClick={() => setConfirming(null)}
+                  >
+                    {t("cancel")}
+                  </button>
+                </div>
+              </div>
+            ) : (
+              <button
+                type="button"
+                className="button-secondary"
+                onClick={() => setConfirming(item.partnerId)}
+              >
+                {t("end")}
+                <span className="visually-hidden">: {item.name}</span>
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

@@ -1,0 +1,24 @@
+/**
+ * The "My access" actions, posted as JSON with the page's CSRF token. The
+ * answer's `error` code (docs/account.md) decides what the page says.
+ */
+export type ActionAnswer =
+  { ok: true; body: Record<string, unknown> } | { ok: false; error: string };
+
+export async function postAction(
+  path: "/account/access/end" | "/account/banks/remove" | "/account/delete",
+  body: Record<string, unknown>,
+): Promise<ActionAnswer> {
+  try {
+    const response = await fetch(path, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const answer = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+    if (response.ok) return { ok: true, body: answer };
+    return { ok: false, error: typeof answer.error === "string" ? answer.error : "failed" };
+  } catch {
+    return { ok: false, error: "failed" };
+  }
+}

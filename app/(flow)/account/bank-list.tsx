@@ -1,0 +1,213 @@
+"use client";
+
+import { useTranslations } from "next-intl";
+import { useEffect, useRef, useState, type FormEvent } from "react";
+import { openEnvelopeInBrowser } from "@/lib/keys/browser-envelope";
+import { FocusedAlert, useShownError } from "../setup/focused-alert";
+import { postAction } from "./account-requests";
+import { useUserKey } from "./use-user-key";
+
+export interface BankItem {
+  id: string;
+  bank: string;
+  country: string;
+  status: "Active" | "Expired" | "Withdrawn" | "Replaced";
+  validUntil: string;
+  partnerName: string | null;
+  upstreamSessionEnc: string | null;
+  accounts: { id: string; currency: string; displayNameEnc: string | null }[];
+}
+
+const STATUS_BADGE = {
+  Active: "badge-success",
+  Expired: "badge-warn",
+  Withdrawn: "badge-warn",
+  Replaced: "badge-info",
+} as const;
+
+/**
+ * Connected banks: each connection with its accounts. Account names are
+ * sealed to the person's key, so they are opened here, in the browser, once
+ * the key is unlocked; the server never sees them. "Remove" opens the
+ * connection's sealed upstream session id too, when it can, so the service
+ * can close the consent at the bank before it deletes everything of it.
+ */
+export function BankList(props: {
+  banks: BankItem[];
+  csrf: string;
+  userId: string;
+  publicKey: string | null;
+}) {
+  const t = useTranslations("Account.banks");
+  const { key, unlock } = useUserKey(props.userId, props.publicKey);
+  const [shown, setShown] = useState(props.banks);
+  const [names, setNames] = useState<Record<string, string>>({});
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [removed, setRemoved] = useState<string | null>(null);
+  const alert = useShownError();
+  const status = useRef<HTMLParagraphElement>(null);
+  const sealed = props.banks.some((bank) =>
+    bank.accounts.some((account) => account.displayNameEnc),
+  );
+
+  useEffect(() => {
+    if (key.kind !== "unlocked") return;
+    let cancelled = false;
+    const privateKey = key.pair.privateKey;
+    void (async () => {
+      const opened: Record<string, string> = {};
+      for (const account of props.banks.flatMap((bank) => bank.accounts)) {
+        if (!account.displayNameEnc) continue;
+        const value = await openEnvelopeInBrowser<{ displayName?: unknown }>(
+          privateKey,
+          account.displayNameEnc,
+        ).catch(() => null);
+        if (typeof value?.displayName === "string") opened[account.id] = value.displayName;
+      }
+      if (!cancelled) setNames(opened);
+    })();
+    return () => {
+      cancelled = true;
+    };
+  }, [key, props.banks]);
+
+  useEffect(() => {
+    if (removed) status.current?.focus();
+  }, [removed]);
+
+  async function onUnlock(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const passphrase = String(new FormData(event.currentTarget).get("passphrase") ?? "");
+    setBusy(true);
+    const opened = await unlock(passphrase).catch(() => false);
+    setBusy(false);
+    if (!opened) alert.show(t("wrongPassphrase"));
+    else alert.clear();
+  }
+
+  async function remove(bank: BankItem) {
+    setBusy(true);
+    alert.clear();
+    let upstreamSessionId: string | null = null;
+    if (key.kind === "unlocked" && bank.upstreamSessionEnc) {
+      const opened = await openEnvelopeInBrowser<{ sessionId?: unknown }>(
+        key.pair.privateKey,
+        bank.upstreamSessionEnc,
+      ).catch(() => null);
+      if (typeof opened?.sessionId === "string") upstreamSessionId = opened.sessionId;
+    }
+    const answer = await postAction("/account/banks/remove", {
+      csrf: props.csrf,
+      connectionId: bank.id,
+      upstreamSessionId,
+    });
+    setBusy(false);
+    if (answer.ok || answer.error === "not_found") {
+      setShown((list) => list.filter((other) => other.id !== bank.id));
+      setConfirming(null);
+      setRemoved(bank.bank);
+    } else {
+      alert.show(t("failed"));
+    }
+  }
+
+  return (
+    <section aria-labelledby="banks-title" className="stack account-section">
+      <h2 id="banks-title">{t("title")}</h2>
+      {removed ? (
+        <p ref={status} className="alert alert-success" role="status" tabIndex={-1}>
+          {t("removed", { bank: removed })}
+        </p>
+      ) : null}
+      <FocusedAlert error={alert.error} />
+      {shown.length === 0 ? <p className="muted">{t("none")}</p> : null}
+      {sealed && shown.length > 0 && key.kind === "locked" ? (
+        <form className="stack account-unlock" onSubmit={(event) => void onUnlock(event)}>
+          <p className="hint">{t("lockedNames")}</p>
+          <label className="label" htmlFor="account-passphrase">
+            {t("passphrase")}
+          </label>
+          <input
+            id="account-passphrase"
+            name="passphrase"
+            type="password"
+            className="field"
+            autoComplete="current-password"
+            required
+          />
+          <button type="submit" className="button-secondary" disabled={busy}>
+            {t("unlock")}
+          </button>
+        </form>
+      ) : null}
+      {sealed && shown.length > 0 && key.kind === "missing" ? (
+        <p className="hint">{t("noKeyHere")}</p>
+      ) : null}
+      <ul className="list-plain stack account-list">
+        {shown.map((bank) => (
+          <li key={bank.id} className="account-item" data-testid="bank-item">
+            <div className="account-item-head">
+              <h3>{bank.bank}</h3>
+              <span className={`badge ${STATUS_BADGE[bank.status]}`}>
+                {t(`status.${bank.status}`)}
+              </span>
+            </div>
+            <p className="muted account-meta">
+              <span>{t("country", { country: bank.country })}</span>
+              <span>{t("validUntil", { date: bank.validUntil })}</span>
+              {bank.partnerName ? (
+                <span>{t("sharedWith", { partner: bank.partnerName })}</span>
+              ) : null}
+            </p>
+            <p className="account-meta">{t("accounts", { count: bank.accounts.length })}</p>
+            <ul className="list-plain account-accounts">
+              {bank.accounts.map((account, index) => (
+                <li key={account.id} data-testid="bank-account">
+                  {names[account.id] ??
+                    t("accountFallback", { number: index + 1, currency: account.currency })}
+                </li>
+              ))}
+            </ul>
+            {confirming === bank.id ? (
+              <div
+                className="account-confirm stack"
+                role="group"
+                aria-labelledby={`remove-${bank.id}`}
+              >
+                <h4 id={`remove-${bank.id}`}>{t("confirmTitle", { bank: bank.bank })}</h4>
+                <p>{t("confirmBody")}</p>
+                <div className="actions">
+                  <button
+                    type="button"
+                    className="button-danger"
+                    disabled={busy}
+                    onClick={() => void remove(bank)}
+                  >
+                    {t("confirm")}
+                  </button>
+                  <button
+                    type="button"
+                    className="button-secondary"
+                    onClick={() => setConfirming(null)}
+                  >
+                    {t("cancel")}
+                  </button>
+                </div>
+              </div>
+            ) : (
+              <button
+                type="button"
+                className="button-secondary"
+                onClick={() => setConfirming(bank.id)}
+              >
+                {t("remove")}
+                <span className="visually-hidden">: {bank.bank}</span>
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

@@ -1,0 +1,6 @@
+import { handleRemoveBank } from "@/lib/account/handlers";
+import { browserRoute } from "@/lib/http/outage";
+
+export const dynamic = "force-dynamic";
+
+export const POST = browserRoute(handleRemoveBank);

@@ -1,0 +1,75 @@
+"use client";
+
+import { useTranslations } from "next-intl";
+import { useEffect, useState } from "react";
+import { isKeyBackup, loadInstalledKey } from "@/lib/keys/browser-store";
+import type { KeyBackup } from "@/lib/keys/key-backup";
+import { BackupDownload } from "../setup/backup-step";
+
+/**
+ * Your key: its fingerprint and when it was made, the encrypted backup file
+ * again (the very file this browser keeps, still locked with the
+ * passphrase), and the way to start over with a new key.
+ */
+export function KeyPanel(props: {
+  userId: string;
+  publicKey: string;
+  fingerprint: string;
+  created: string | null;
+}) {
+  const t = useTranslations("Account.key");
+  const [backup, setBackup] = useState<KeyBackup | null | "loading">("loading");
+  const { userId, publicKey } = props;
+
+  useEffect(() => {
+    let cancelled = false;
+    loadInstalledKey(userId).then(
+      (installed) => {
+        if (cancelled) return;
+        setBackup(
+          installed && isKeyBackup(installed) && installed.publicKey === publicKey
+            ? installed
+            : null,
+        );
+      },
+      () => !cancelled && setBackup(null),
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [userId, publicKey]);
+
+  return (
+    <section aria-labelledby="key-title" className="stack account-section">
+      <h2 id="key-title">{t("title")}</h2>
+      <dl className="account-facts">
+        <dt>{t("fingerprint")}</dt>
+        <dd>
+          <code data-testid="key-fingerprint">{props.fingerprint}</code>
+        </dd>
+        {props.created ? (
+          <>
+            <dt>{t("created")}</dt>
+            <dd>{props.created}</dd>
+          </>
+        ) : null}
+      </dl>
+      {backup === "loading" ? null : backup ? (
+        <p>
+          <BackupDownload backup={backup} className="button-secondary">
+            {t("backup")}
+          </BackupDownload>
+          <span className="hint account-hint">{t("backupHint")}</span>
+        </p>
+      ) : (
+        <p className="hint">{t("notHere")}</p>
+      )}
+      <p className="hint">{t("startOverHint")}</p>
+      <p>
+        <a className="button-link" href="/account?key=start-over">
+          {t("startOver")}
+        </a>
+      </p>
+    </section>
+  );
+}

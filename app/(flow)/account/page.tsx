@@ -1,0 +1,135 @@
+import { cookies } from "next/headers";
+import { redirect } from "next/navigation";
+import { getLocale, getTranslations } from "next-intl/server";
+import { loadAccountOverview } from "@/lib/account/overview";
+import { accountCsrfToken } from "@/lib/account/session";
+import { findSessionUser, sessionCookieName } from "@/lib/auth/sessions";
+import { tenantSubject } from "@/lib/banking/tenants";
+import { isDatabaseUnavailable } from "@/lib/db/faults";
+import { getEnv } from "@/lib/env";
+import { ClientMessages } from "@/lib/i18n/client-messages";
+import { FlowShell, SERVICE_NAME } from "../_components/flow-shell";
+import { KeySetup } from "../setup/key-setup";
+import { AccessList } from "./access-list";
+import { BankList } from "./bank-list";
+import { DeleteForm } from "./delete-form";
+import { KeyPanel } from "./key-panel";
+import "./account.css";
+
+/**
+ * "My access" (docs/account.md): the signed-in person's own page, with the
+ * flow's sign-in and look. It lists the applications that can read their
+ * bank data and their bank connections, and ends either; it shows their key
+ * and deletes everything on request. `?key=start-over` replaces a lost key
+ * with the flow's own key setup. Signed out, the flow's sign-in comes first
+ * and brings the person back here.
+ */
+export default async function AccountPage({
+  searchParams,
+}: {
+  searchParams: Promise<{ key?: string }>;
+}) {
+  const store = await cookies();
+  const user = await findSessionUser(store.get(sessionCookieName())?.value).catch(
+    (error: unknown) => {
+      // Like the flow's screens: the error screen says the service is briefly unavailable.
+      if (isDatabaseUnavailable(error)) redirect("/error?reason=unavailable");
+      throw error;
+    },
+  );
+  if (!user) redirect(`/login?${new URLSearchParams({ returnUrl: "/account" })}`);
+  const t = await getTranslations("Account");
+  const locale = await getLocale();
+  // Dates only, in UTC: the same text on the server and in the browser.
+  const date = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone: "UTC" });
+  const day = (iso: string) => date.format(new Date(iso));
+  const regions = new Intl.DisplayNames([locale], { type: "region" });
+  const overview = await loadAccountOverview(user.userId);
+
+  if ((await searchParams).key === "start-over" && overview.key) {
+    const setup = await getTranslations("Setup");
+    return (
+      <FlowShell flow={null} branding={null} user={user} step={null}>
+        <h1 className="key-setup-title">{setup("title")}</h1>
+        <ClientMessages namespaces={["Setup"]}>
+          <KeySetup
+            csrf={{
+              register: accountCsrfToken(user, "start-over"),
+              startOver: accountCsrfToken(user, "start-over"),
+            }}
+            userId={user.userId}
+            email={user.email}
+            registeredPublicKey={overview.key.publicKey}
+            issuer={getEnv().issuer}
+            subject={tenantSubject(null, { id: user.userId, email: user.email })}
+            partner={SERVICE_NAME}
+            service={SERVICE_NAME}
+            next="/account"
+            startOver
+            startOverPath="/account/key/start-over"
+            intro={t("key.startOverHint")}
+          />
+        </ClientMessages>
+        <p>
+          <a className="button-link" href="/account">
+            {t("key.back")}
+          </a>
+        </p>
+      </FlowShell>
+    );
+  }
+
+  return (
+    <FlowShell flow={null} branding={null} user={user} step={null}>
+      <h1>{t("title")}</h1>
+      <p className="flow-lead">{t("intro")}</p>
+      <ClientMessages namespaces={["Account"]}>
+        <AccessList
+          csrf={accountCsrfToken(user, "end-access")}
+          items={overview.access.map((item) => ({
+            ...item,
+            keys: item.keys.map((key) => ({
+              prefix: key.prefix,
+              granted: day(key.createdAt),
+              expires: day(key.expiresAt),
+              lastUsed: key.lastUsedAt ? day(key.lastUsedAt) : null,
+            })),
+          }))}
+        />
+        <BankList
+          csrf={accountCsrfToken(user, "remove-bank")}
+          userId={user.userId}
+          publicKey={overview.key?.publicKey ?? null}
+          banks={overview.banks.map((bank) => ({
+            id: bank.id,
+            bank: bank.bank,
+            country: regions.of(bank.country) ?? bank.country,
+            status: bank.status,
+            validUntil: day(bank.validUntil),
+            partnerName: bank.partnerName,
+            upstreamSessionEnc: bank.upstreamSessionEnc,
+            accounts: bank.accounts.map((account) => ({
+              id: account.id,
+              currency: account.currency,
+              displayNameEnc: account.displayNameEnc,
+            })),
+          }))}
+        />
+        {overview.key ? (
+          <KeyPanel
+            userId={user.userId}
+            publicKey={overview.key.publicKey}
+            fingerprint={overview.key.fingerprint}
+            created={overview.key.createdAt ? day(overview.key.createdAt) : null}
+          />
+        ) : (
+          <section aria-labelledby="key-title" className="stack account-section">
+            <h2 id="key-title">{t("key.title")}</h2>
+            <p className="muted">{t("key.none")}</p>
+          </section>
+        )}
+        <DeleteForm csrf={accountCsrfToken(user, "delete")} email={user.email} />
+      </ClientMessages>
+    </FlowShell>
+  );
+}

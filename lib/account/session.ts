@@ -1,0 +1,74 @@
+import type { z } from "zod";
+import { findSignedInUser, type SignedInUser } from "../auth/sessions";
+import { timingSafeEqualString } from "../crypto/constant-time";
+import { keyedHash } from "../crypto/keyed-hash";
+import { readBodyTextOrRefuse } from "../http/body-limits";
+import { isSameOrigin } from "../http/origin";
+import { errorJson } from "../http/respond";
+
+/**
+ * The guards of every "My access" action (docs/account.md): a POST from this
+ * service's own origin, by a signed-in person, carrying the CSRF token the
+ * page rendered for that action. The token is a keyed hash of the browser
+ * session and the action, so it is worthless to another session and to
+ * another action, and unforgeable without the server secret.
+ */
+
+export type AccountAction = "end-access" | "remove-bank" | "start-over" | "delete";
+
+export const ACCOUNT_ACTIONS = [
+  "end-access",
+  "remove-bank",
+  "start-over",
+  "delete",
+] as const satisfies readonly AccountAction[];
+
+export function accountCsrfToken(
+  user: Pick<SignedInUser, "sessionId">,
+  action: AccountAction,
+): string {
+  return keyedHash("account-csrf", `${action}:${user.sessionId}`);
+}
+
+export const refuse = errorJson;
+
+export interface AccountPost<T> {
+  user: SignedInUser;
+  body: T;
+}
+
+/**
+ * Reads an action's JSON body `{csrf, ...}` and checks, in this order: the
+ * Origin (403 `csrf`), the session (401 `login_required`), the body
+ * (a body that is not JSON: 400 `invalid_request`), the CSRF token (403
+ * `csrf`), then the body's shape (400 `invalid_request`).
+ */
+export async function readAccountPost<S extends z.ZodType<object>>(
+  request: Request,
+  action: AccountAction,
+  schema: S,
+): Promise<AccountPost<z.infer<S>> | Response> {
+  if (!isSameOrigin(request)) {
+    return refuse(403, "csrf", "the request did not come from this service's pages");
+  }
+  const user = await findSignedInUser(request);
+  if (!user) return refuse(401, "login_required", "sign in first");
+  const text = await readBodyTextOrRefuse(request);
+  if (text instanceof Response) return text;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return refuse(400, "invalid_request", "the body must be JSON");
+  }
+  const csrf =
+    typeof json === "object" && json !== null && "csrf" in json && typeof json.csrf === "string"
+      ? json.csrf
+      : "";
+  if (!timingSafeEqualString(csrf, accountCsrfToken(user, action))) {
+    return refuse(403, "csrf", "the request did not come from this service's pages");
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) return refuse(400, "invalid_request", "the body is not valid");
+  return { user, body: parsed.data };
+}
