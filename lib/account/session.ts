@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { findSignedInUser, type SignedInUser } from "../auth/sessions";
 import { timingSafeEqualString } from "../crypto/constant-time";
 import { keyedHash } from "../crypto/keyed-hash";
-import { readBodyTextOrRefuse } from "../http/body-limits";
+import { bodyTooLargeFor, readJsonBody } from "../http/body-limits";
 import { isSameOrigin } from "../http/origin";
 import { errorJson } from "../http/respond";
 
@@ -53,14 +53,13 @@ export async function readAccountPost<S extends z.ZodType<object>>(
   }
   const user = await findSignedInUser(request);
   if (!user) return refuse(401, "login_required", "sign in first");
-  const text = await readBodyTextOrRefuse(request);
-  if (text instanceof Response) return text;
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return refuse(400, "invalid_request", "the body must be JSON");
+  const read = await readJsonBody(request);
+  if (!read.ok) {
+    return read.problem === "too_large"
+      ? bodyTooLargeFor(request, read.limit)
+      : refuse(400, "invalid_request", "the body must be JSON");
   }
+  const json = read.value;
   const csrf =
     typeof json === "object" && json !== null && "csrf" in json && typeof json.csrf === "string"
       ? json.csrf

@@ -12,16 +12,27 @@ import { log } from "../log";
 
 export const FLUSH_INTERVAL_MS = 10_000;
 
-const pending = new Set<string>();
-let timer: ReturnType<typeof setInterval> | null = null;
+/**
+ * One set and one timer per process, on globalThis: the service's HTTP server
+ * (which answers the data API itself, lib/api/direct-routes.ts) and Next's
+ * bundle each load their own copy of this module, and a use noted by either
+ * must be written by the same flush, the shutdown's included.
+ */
+const STATE = Symbol.for("bank-connect.key-uses");
+type KeyUses = { pending: Set<string>; timer: ReturnType<typeof setInterval> | null };
+const state = ((globalThis as { [STATE]?: KeyUses })[STATE] ??= {
+  pending: new Set(),
+  timer: null,
+});
+const pending = state.pending;
 
 /** Notes one use of the key `apiKeyId`; written by the next flush. */
 export function noteKeyUsed(apiKeyId: string): void {
   pending.add(apiKeyId);
-  if (timer === null) {
-    timer = setInterval(() => void flushKeyUses().catch(logFailure), FLUSH_INTERVAL_MS);
+  if (state.timer === null) {
+    state.timer = setInterval(() => void flushKeyUses().catch(logFailure), FLUSH_INTERVAL_MS);
     // The timer alone never keeps a process alive; shutdown flushes what is left.
-    timer.unref();
+    state.timer.unref();
   }
 }
 
@@ -55,17 +66,7 @@ export async function flushKeyUses(now = new Date()): Promise<number> {
 /** Uses noted and not yet written (for tests and the shutdown flush). */
 export const pendingKeyUses = () => pending.size;
 
-/**
- * The flush the launcher runs on shutdown. Next's bundle holds its own copy
- * of this module, so the bundle registers its flush on a process-wide symbol
- * and the launcher calls whatever is registered there.
- */
-const SHUTDOWN_FLUSH = Symbol.for("bank-connect.flush-key-uses");
-
-type FlushHolder = { [SHUTDOWN_FLUSH]?: () => Promise<number> };
-(globalThis as FlushHolder)[SHUTDOWN_FLUSH] = () => flushKeyUses();
-
+/** The flush the launcher runs on shutdown: every use this process noted, by either copy. */
 export async function flushKeyUsesOnShutdown(): Promise<void> {
-  const flush = (globalThis as FlushHolder)[SHUTDOWN_FLUSH];
-  if (flush) await flush().catch(logFailure);
+  await flushKeyUses().catch(logFailure);
 }
