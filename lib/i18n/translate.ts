@@ -15,13 +15,28 @@ export async function relayLabels(locale: Locale) {
  * A strict translator for mails: a missing or broken message throws rather
  * than putting a key into someone's inbox.
  */
-export async function mailTranslator(locale: Locale) {
+function createMailTranslator(locale: Locale, messages: Awaited<ReturnType<typeof loadMessages>>) {
   return createTranslator({
     locale,
-    messages: await loadMessages(locale),
+    messages,
     namespace: "Mail",
     onError: (error) => {
       throw error;
     },
   });
+}
+
+const mailTranslators = new Map<Locale, Promise<ReturnType<typeof createMailTranslator>>>();
+
+export function mailTranslator(locale: Locale) {
+  // One per locale and process: a translator keeps its parsed messages, so a
+  // mail after the first costs no ICU parsing.
+  let translator = mailTranslators.get(locale);
+  if (!translator) {
+    translator = loadMessages(locale).then((messages) => createMailTranslator(locale, messages));
+    // A failed load is not kept: the next mail tries again.
+    translator.catch(() => mailTranslators.delete(locale));
+    mailTranslators.set(locale, translator);
+  }
+  return translator;
 }

@@ -1,5 +1,6 @@
 import { normalizeEmail } from "./address";
 import { db } from "../db/client";
+import { query, sql } from "../db/sql";
 import { log } from "../log";
 import type { Mailer, MailMessage } from "./types";
 
@@ -15,16 +16,11 @@ export class OutboxMailer implements Mailer {
   readonly name = "outbox";
 
   async send(message: MailMessage): Promise<void> {
-    await db().outboxMessage.create({
-      data: {
-        to: message.to,
-        subject: message.subject,
-        text: message.text,
-        html: message.html,
-        link: message.link ?? null,
-        code: message.code ?? null,
-      },
-    });
+    await query(
+      sql`INSERT INTO "OutboxMessage" ("id", "to", "subject", "text", "html", "link", "code")
+          VALUES (gen_random_uuid(), ${message.to}, ${message.subject}, ${message.text},
+                  ${message.html}, ${message.link ?? null}, ${message.code ?? null})`,
+    );
     // Neither the link nor the code is logged, only where to find them (docs/security.md).
     log.info("mail.stored_in_outbox", { read_with: "npm run admin -- mail last --to <address>" });
   }

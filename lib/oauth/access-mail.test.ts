@@ -3,8 +3,15 @@ import { db } from "../db/client";
 import { locales } from "../i18n/locales";
 import { findLastMessage } from "../mail";
 import { renderAccessGrantedMail } from "../mail/templates/access-granted";
-import { createTestClient, mintApiKey } from "../../test/oauth-fixtures";
-import { mailAccessGranted } from "./access-mail";
+import {
+  createTestClient,
+  issueCodeForUser,
+  mintApiKey,
+  newVerifier,
+  tokenRequest,
+} from "../../test/oauth-fixtures";
+import { accessMailsSettled, mailAccessGranted } from "./access-mail";
+import { handleTokenRequest } from "./token";
 
 describe("the mail that a partner was granted access", () => {
   it("is sent to the person after the token exchange, names the partner and links /account", async () => {
@@ -22,6 +29,18 @@ describe("the mail that a partner was granted access", () => {
     expect(mail?.html).toContain("Budget &lt;Buddy&gt;");
     expect(mail?.html).not.toContain("Budget <Buddy>");
     expect(mail?.code).toBeNull();
+  });
+
+  it("is sent once when the same partner is granted access again minutes later", async () => {
+    const client = await createTestClient();
+    const { user } = await mintApiKey(client);
+    const verifier = newVerifier();
+    const { code } = await issueCodeForUser(client, verifier, user.id);
+    const again = await handleTokenRequest(tokenRequest(client, code, verifier));
+    expect(again.status).toBe(200);
+    await accessMailsSettled();
+    const mails = await db().outboxMessage.findMany({ where: { to: user.email } });
+    expect(mails.filter((mail) => mail.link === null)).toHaveLength(1);
   });
 
   it("speaks the person's language", async () => {
