@@ -4,6 +4,7 @@ import { useTranslations } from "next-intl";
 import { useEffect, useRef, useState } from "react";
 import { FocusedAlert, useShownError } from "../setup/focused-alert";
 import { postAction } from "./account-requests";
+import { ConfirmAction } from "./confirm-action";
 
 export interface AccessItem {
   partnerId: string;
@@ -82,42 +83,20 @@ export function AccessList({ items, csrf }: { items: AccessItem[]; csrf: string 
                 </li>
               ))}
             </ul>
-            {confirming === item.partnerId ? (
-              <div
-                className="account-confirm stack"
-                role="group"
-                aria-labelledby={`end-${item.partnerId}`}
-              >
-                <h4 id={`end-${item.partnerId}`}>{t("confirmTitle", { partner: item.name })}</h4>
-                <p>{t("confirmBody", { partner: item.name })}</p>
-                <div className="actions">
-                  <button
-                    type="button"
-                    className="button-danger"
-                    disabled={busy}
-                    onClick={() => void end(item)}
-                  >
-                    {t("confirm")}
-                  </button>
-                  <button
-                    type="button"
-                    className="button-secondary"
-                    onClick={() => setConfirming(null)}
-                  >
-                    {t("cancel")}
-                  </button>
-                </div>
-              </div>
-            ) : (
-              <button
-                type="button"
-                className="button-secondary"
-                onClick={() => setConfirming(item.partnerId)}
-              >
-                {t("end")}
-                <span className="visually-hidden">: {item.name}</span>
-              </button>
-            )}
+            <ConfirmAction
+              id={`end-${item.partnerId}`}
+              open={confirming === item.partnerId}
+              busy={busy}
+              title={t("confirmTitle", { partner: item.name })}
+              body={t("confirmBody", { partner: item.name })}
+              confirmLabel={t("confirm")}
+              cancelLabel={t("cancel")}
+              actionLabel={t("end")}
+              subject={item.name}
+              onOpen={() => setConfirming(item.partnerId)}
+              onCancel={() => setConfirming(null)}
+              onConfirm={() => void end(item)}
+            />
           </li>
         ))}
       </ul>

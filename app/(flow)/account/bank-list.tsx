@@ -6,6 +6,7 @@ import { openEnvelopeInBrowser } from "@/lib/keys/browser-envelope";
 import { FocusedAlert, useShownError } from "../setup/focused-alert";
 import { postAction } from "./account-requests";
 import { useUserKey } from "./use-user-key";
+import { ConfirmAction } from "./confirm-action";
 
 export interface BankItem {
   id: string;
@@ -169,42 +170,20 @@ export function BankList(props: {
                 </li>
               ))}
             </ul>
-            {confirming === bank.id ? (
-              <div
-                className="account-confirm stack"
-                role="group"
-                aria-labelledby={`remove-${bank.id}`}
-              >
-                <h4 id={`remove-${bank.id}`}>{t("confirmTitle", { bank: bank.bank })}</h4>
-                <p>{t("confirmBody")}</p>
-                <div className="actions">
-                  <button
-                    type="button"
-                    className="button-danger"
-                    disabled={busy}
-                    onClick={() => void remove(bank)}
-                  >
-                    {t("confirm")}
-                  </button>
-                  <button
-                    type="button"
-                    className="button-secondary"
-                    onClick={() => setConfirming(null)}
-                  >
-                    {t("cancel")}
-                  </button>
-                </div>
-              </div>
-            ) : (
-              <button
-                type="button"
-                className="button-secondary"
-                onClick={() => setConfirming(bank.id)}
-              >
-                {t("remove")}
-                <span className="visually-hidden">: {bank.bank}</span>
-              </button>
-            )}
+            <ConfirmAction
+              id={`remove-${bank.id}`}
+              open={confirming === bank.id}
+              busy={busy}
+              title={t("confirmTitle", { bank: bank.bank })}
+              body={t("confirmBody")}
+              confirmLabel={t("confirm")}
+              cancelLabel={t("cancel")}
+              actionLabel={t("remove")}
+              subject={bank.bank}
+              onOpen={() => setConfirming(bank.id)}
+              onCancel={() => setConfirming(null)}
+              onConfirm={() => void remove(bank)}
+            />
           </li>
         ))}
       </ul>

@@ -1,6 +1,7 @@
 import type { Locale } from "../../i18n/locales";
 import { mailTranslator } from "../../i18n/translate";
 import { escapeHtml } from "../../http/html";
+import { mailButton, mailDocument } from "./html";
 
 /**
  * The sign-in mail (docs/protocol.md#sign-in): a magic link and a 6-digit code, in the
@@ -85,29 +86,18 @@ function toText(lines: LoginMailLines, input: LoginMailInput): string {
  * monospaced with an explicit lang so screen readers use the right voice.
  */
 function toHtml(lines: LoginMailLines, input: LoginMailInput): string {
-  const link = escapeHtml(input.link);
-  return `<!doctype html>
-<html lang="${escapeHtml(input.locale)}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(lines.subject)}</title>
-</head>
-<body style="margin:0;padding:24px;background:#ffffff;color:#1a1a1a;font-family:system-ui,-apple-system,'Segoe UI',Roboto,Arial,sans-serif;font-size:16px;line-height:1.5">
-<main style="max-width:560px;margin:0 auto">
-<p>${escapeHtml(lines.greeting)}</p>
+  return mailDocument({
+    locale: input.locale,
+    title: lines.subject,
+    main: `<p>${escapeHtml(lines.greeting)}</p>
 <p>${escapeHtml(lines.intro)}</p>
 <p>${escapeHtml(lines.linkIntro)}</p>
-<p><a href="${link}" style="display:inline-block;padding:12px 20px;background:#1a4fd6;color:#ffffff;border-radius:6px;text-decoration:none;font-weight:600">${escapeHtml(lines.linkText)}</a></p>
-<p style="font-size:14px;word-break:break-all"><a href="${link}" style="color:#1a4fd6">${link}</a></p>
+${mailButton(input.link, lines.linkText)}
 <p>${escapeHtml(lines.codeIntro)}</p>
 <p style="font-family:ui-monospace,Menlo,Consolas,monospace;font-size:28px;font-weight:700;letter-spacing:6px">${escapeHtml(input.code)}</p>
 <p>${escapeHtml(lines.expiry)}</p>
-<p style="color:#4a4a4a">${escapeHtml(lines.ignore)}</p>
-</main>
-</body>
-</html>
-`;
+<p style="color:#4a4a4a">${escapeHtml(lines.ignore)}</p>`,
+  });
 }
 
 /** A partner name as one line: control characters (CR/LF in a subject header) become spaces. */
