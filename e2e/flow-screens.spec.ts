@@ -29,7 +29,8 @@ test.describe.configure({ timeout: 120_000 });
 const partnerApp = partnerAppForSpec();
 
 const LOCALES = ["da", "de", "en", "es", "fi", "fr", "it", "nb", "nl", "pl", "pt", "sv"] as const;
-type Catalogue = Record<string, Record<string, string>>;
+type Messages = { [key: string]: string | Messages };
+type Catalogue = Record<string, Messages>;
 const catalogue = (locale: string): Catalogue =>
   JSON.parse(
     readFileSync(path.resolve(import.meta.dirname, `../messages/${locale}.json`), "utf8"),
@@ -44,6 +45,13 @@ const SCREEN_NAMESPACES = [
   "Consent",
 ];
 
+/** A namespace's messages as [dotted key, text], nested groups (Mail.granted.…) included. */
+function flatten(messages: Messages | undefined, prefix = ""): [string, string][] {
+  return Object.entries(messages ?? {}).flatMap(([key, value]) =>
+    typeof value === "string" ? [[prefix + key, value]] : flatten(value, `${prefix}${key}.`),
+  );
+}
+
 /** English strings (placeholder-free parts) that must not show on a screen in another language. */
 function englishLeftovers(text: string, locale: string, namespaces = SCREEN_NAMESPACES): string[] {
   if (locale === "en") return [];
@@ -51,8 +59,9 @@ function englishLeftovers(text: string, locale: string, namespaces = SCREEN_NAME
   const translated = catalogue(locale);
   const found: string[] = [];
   for (const namespace of namespaces) {
-    for (const [key, english] of Object.entries(en[namespace] ?? {})) {
-      if (translated[namespace]?.[key] === english) continue;
+    const theirs = new Map(flatten(translated[namespace]));
+    for (const [key, english] of flatten(en[namespace])) {
+      if (theirs.get(key) === english) continue;
       for (const fragment of english.split(/\{[^}]*\}|#/)) {
         const piece = fragment.trim();
         if (piece.length >= 12 && text.includes(piece))
