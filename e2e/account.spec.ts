@@ -210,6 +210,8 @@ test.describe("phone", () => {
     await connectSandboxBank(page);
     const values = Object.fromEntries(await relay);
     const key = (await exchangeCode(client, values.code ?? "", verifier)).access_token;
+    // The relay's post lands at the partner before the browser shows its answer: let it finish.
+    await page.waitForURL(partnerApp().redirectUri);
 
     await page.goto("/account");
     await expect(page.getByTestId("access-item")).toHaveText(/Pocket Budget/);
