@@ -1,20 +1,15 @@
 "use client";
 
 import { useTranslations } from "next-intl";
-import { useEffect, useState, type FormEvent } from "react";
+import { useState, type FormEvent } from "react";
 import { WrongPassphraseError, type UserKeyPair } from "@/lib/keys/browser-key";
-import { loadInstalledKey, unlockInstalledKey, type InstalledKey } from "@/lib/keys/browser-store";
-import { forgetTabUnlock, unlockedInTab } from "@/lib/keys/tab-unlock";
+import { unlockInstalledKey } from "@/lib/keys/browser-store";
+import { forgetTabUnlock } from "@/lib/keys/tab-unlock";
 import { FocusedAlert, useShownError } from "../setup/focused-alert";
+import { useUserKey } from "../account/use-user-key";
 import "../setup/setup.css";
 
 type Relay = { redirectUri: string; fields: [string, string][] };
-
-type Key =
-  | { kind: "loading" }
-  | { kind: "missing" }
-  | { kind: "unlocked"; pair: UserKeyPair }
-  | { kind: "locked"; installed: InstalledKey };
 
 /**
  * User-key approval (docs/key-model.md): the key that opens the data is only
@@ -31,34 +26,12 @@ export function ApproveWithKey(props: {
   partner: string;
 }) {
   const t = useTranslations("Consent");
-  const [key, setKey] = useState<Key>({ kind: "loading" });
+  const { userId, registeredPublicKey } = props;
+  // Unlocked in this tab, locked behind the passphrase, or not in this browser.
+  const { key } = useUserKey(userId, registeredPublicKey);
   const [busy, setBusy] = useState(false);
   const [forgot, setForgot] = useState(false);
   const alert = useShownError();
-  const { userId, registeredPublicKey } = props;
-
-  useEffect(() => {
-    let cancelled = false;
-    async function find(): Promise<Key> {
-      const pair = await unlockedInTab(userId, registeredPublicKey).catch(() => null);
-      if (pair) return { kind: "unlocked", pair };
-      const installed = await loadInstalledKey(userId);
-      return installed?.publicKey === registeredPublicKey
-        ? { kind: "locked", installed }
-        : { kind: "missing" };
-    }
-    find().then(
-      (found) => {
-        if (!cancelled) setKey(found);
-      },
-      () => {
-        if (!cancelled) setKey({ kind: "missing" });
-      },
-    );
-    return () => {
-      cancelled = true;
-    };
-  }, [userId, registeredPublicKey]);
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
