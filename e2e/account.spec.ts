@@ -67,6 +67,8 @@ async function grant(page: Page, client: JourneyClient, firstTime: { email: stri
   // The tab forgets the key once a relay is posted: a later grant asks for the passphrase.
   await approveWithKey(page, firstTime ? undefined : PASSPHRASE);
   const values = Object.fromEntries(await relay);
+  // The relay's post lands at the partner before the browser shows its answer: let it finish.
+  await page.waitForURL(partnerApp().redirectUri);
   return {
     key: (await exchangeCode(client, values.code ?? "", verifier)).access_token,
     privateKey: values.privateKey ?? "",
