@@ -1,7 +1,7 @@
 "use client";
 
 import { useTranslations } from "next-intl";
-import { useCallback, useEffect, useState } from "react";
+import { lazy, Suspense, useCallback, useEffect, useState } from "react";
 import {
   deletePendingSetup,
   installKey,
@@ -15,11 +15,15 @@ import {
 import { forgetTabUnlock } from "@/lib/keys/tab-unlock";
 import { BackupDownload, BackupStep } from "./backup-step";
 import { FocusedAlert, useShownError } from "./focused-alert";
-import { ImportForm } from "./import-form";
 import { NewKeyForm } from "./new-key-form";
 import { postKey, type StartOverPath } from "./setup-requests";
-import { DeveloperExport } from "./developer-export";
 import "./setup.css";
+
+// Rarer screens load when first shown, so a first visit (create, backup) downloads less.
+const ImportForm = lazy(() => import("./import-form").then((m) => ({ default: m.ImportForm })));
+const DeveloperExport = lazy(() =>
+  import("./developer-export").then((m) => ({ default: m.DeveloperExport })),
+);
 
 export interface SetupProps {
   csrf: { register: string; startOver: string };
@@ -164,6 +168,11 @@ export function KeySetup(props: SetupProps) {
   // (backup, import, starting over) it follows, so the task's action stays in view on a phone.
   const introFirst =
     screen.kind === "loading" || screen.kind === "create" || screen.kind === "done";
+  const loading = (
+    <p className="muted" role="status">
+      {t("loading")}
+    </p>
+  );
   const intro = <p className={introFirst ? undefined : "key-setup-aside"}>{props.intro}</p>;
   return (
     <>
@@ -176,11 +185,7 @@ export function KeySetup(props: SetupProps) {
   function render() {
     switch (screen.kind) {
       case "loading":
-        return (
-          <p className="muted" role="status">
-            {t("loading")}
-          </p>
-        );
+        return loading;
       case "create":
         return <NewKeyForm {...props} onCreated={keepPending} replaces={null} />;
       case "startOver":
@@ -212,7 +217,9 @@ export function KeySetup(props: SetupProps) {
                 await finish(pending);
               }}
             />
-            <DeveloperExport {...props} source={screen.pending.backup} />
+            <Suspense fallback={null}>
+              <DeveloperExport {...props} source={screen.pending.backup} />
+            </Suspense>
           </>
         );
       case "done":
@@ -232,7 +239,9 @@ export function KeySetup(props: SetupProps) {
                 </BackupDownload>
               </p>
             ) : null}
-            <DeveloperExport {...props} source={screen.installed} />
+            <Suspense fallback={null}>
+              <DeveloperExport {...props} source={screen.installed} />
+            </Suspense>
             {startOverLink(screen)}
           </section>
         );
@@ -240,7 +249,9 @@ export function KeySetup(props: SetupProps) {
         return (
           <>
             <FocusedAlert error={alert.error} />
-            <ImportForm {...props} />
+            <Suspense fallback={loading}>
+              <ImportForm {...props} />
+            </Suspense>
             {startOverLink(screen)}
           </>
         );
