@@ -5,6 +5,8 @@ import type en from "../../messages/en.json";
 export type Messages = typeof en;
 
 export async function loadMessages(locale: Locale): Promise<Messages> {
-  const loaded = (await import(`../../messages/${locale}.json`)) as { default: Messages };
+  const loaded = (await import(`../../messages/${locale}.json`, { with: { type: "json" } })) as {
+    default: Messages;
+  };
   return loaded.default;
 }
