@@ -2,6 +2,7 @@ import {
   createCipheriv,
   createDecipheriv,
   createECDH,
+  createHmac,
   createPrivateKey,
   hkdfSync,
   randomBytes,
@@ -16,6 +17,7 @@ import {
   parseRawPublicKey,
   recipientKeyFingerprint,
   sealJson,
+  sealPlaintexts,
 } from "./envelope";
 
 /** The SDKs' known-good vector, verified against the published Node SDK. */
@@ -109,6 +111,22 @@ function expectInvalidEnvelope(open: () => unknown) {
   expect((caught as EnvelopeError).message).toBe("Invalid or unsupported envelope");
 }
 
+/** Opens envelope bytes with node:crypto's own HKDF, as an SDK would, without this module. */
+function openIndependently(privateKeyPkcs8B64: string, bytes: Buffer): string {
+  const recipient = createECDH("prime256v1");
+  const jwk = createPrivateKey({
+    key: Buffer.from(privateKeyPkcs8B64, "base64"),
+    format: "der",
+    type: "pkcs8",
+  }).export({ format: "jwk" });
+  recipient.setPrivateKey(Buffer.from(jwk.d ?? "", "base64url"));
+  const shared = recipient.computeSecret(bytes.subarray(1, 66));
+  const key = Buffer.from(hkdfSync("sha256", shared, Buffer.alloc(32), "bank.core.ci/zk/v1", 32));
+  const decipher = createDecipheriv("aes-256-gcm", key, bytes.subarray(66, 78));
+  decipher.setAuthTag(bytes.subarray(78, 94));
+  return Buffer.concat([decipher.update(bytes.subarray(94)), decipher.final()]).toString("utf8");
+}
+
 describe("the SDKs' known-good vector", () => {
   it("opens the uid envelope with its private key", () => {
     expect(openJson(VECTOR.privateKeyPkcs8B64, VECTOR.uidEnvelope)).toEqual({
@@ -157,6 +175,23 @@ describe("sealJson and openJson", () => {
     const nonce = (bytes: Buffer) => bytes.subarray(ENVELOPE_LAYOUT.nonce, 78);
     expect(point(a).equals(point(b))).toBe(false);
     expect(nonce(a).equals(nonce(b))).toBe(false);
+  });
+
+  it("gives every envelope of a batch its own point and nonce, each read by an independent opener", () => {
+    const keys = generateKeyPair();
+    const plaintexts = Array.from({ length: 300 }, (_, index) => `{"n":${index}}`);
+    const batch = sealPlaintexts(
+      { createECDH, createHmac, createCipheriv, randomBytes },
+      parseRawPublicKey(keys.publicKeyRawB64),
+      plaintexts,
+    ).map(bytesOf);
+    const distinct = (part: (bytes: Buffer) => Buffer) =>
+      new Set(batch.map((bytes) => part(bytes).toString("hex"))).size;
+    expect(distinct((bytes) => bytes.subarray(ENVELOPE_LAYOUT.ephemeralPoint, 66))).toBe(300);
+    expect(distinct((bytes) => bytes.subarray(ENVELOPE_LAYOUT.nonce, 78))).toBe(300);
+    expect(batch.map((bytes) => openIndependently(keys.privateKeyPkcs8B64, bytes))).toEqual(
+      plaintexts,
+    );
   });
 
   it("lays out 0x01 | point 65 | nonce 12 | tag 16 | ciphertext (/docs/envelopes)", () => {
@@ -208,19 +243,7 @@ describe("sealJson and openJson", () => {
   it("produces what an independent opener reads", () => {
     const keys = generateKeyPair();
     const bytes = bytesOf(sealJson(keys.publicKeyRawB64, PAYLOADS.displayName));
-    const recipient = createECDH("prime256v1");
-    const jwk = createPrivateKey({
-      key: Buffer.from(keys.privateKeyPkcs8B64, "base64"),
-      format: "der",
-      type: "pkcs8",
-    }).export({ format: "jwk" });
-    recipient.setPrivateKey(Buffer.from(jwk.d ?? "", "base64url"));
-    const shared = recipient.computeSecret(bytes.subarray(1, 66));
-    const key = Buffer.from(hkdfSync("sha256", shared, Buffer.alloc(32), "bank.core.ci/zk/v1", 32));
-    const decipher = createDecipheriv("aes-256-gcm", key, bytes.subarray(66, 78));
-    decipher.setAuthTag(bytes.subarray(78, 94));
-    const plaintext = Buffer.concat([decipher.update(bytes.subarray(94)), decipher.final()]);
-    expect(plaintext.toString("utf8")).toBe('{"displayName":"Drift"}');
+    expect(openIndependently(keys.privateKeyPkcs8B64, bytes)).toBe('{"displayName":"Drift"}');
   });
 
   it("refuses a recipient key that is not a raw P-256 point", () => {
