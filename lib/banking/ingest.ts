@@ -151,7 +151,7 @@ export async function writeWithinDeadline<T>(
 }
 
 /** Sealed balances, replacing the account's. */
-async function writeBalances(
+export async function writeBalances(
   tx: Prisma.TransactionClient,
   accountId: string,
   balances: SealedAccountData["balances"],
@@ -163,19 +163,6 @@ async function writeBalances(
       update: columns,
     });
   }
-}
-
-/** Sealed balances (replacing the account's) and new transactions; returns how many were new. */
-export async function writeAccountData(
-  tx: Prisma.TransactionClient,
-  accountId: string,
-  sealed: SealedAccountData,
-  deadline: SyncDeadline,
-): Promise<number> {
-  await writeBalances(tx, accountId, sealed.balances);
-  return insertTransactions(tx, accountId, sealed.transactions, deadline, (statement) =>
-    boundByDeadline(statement, deadline),
-  );
 }
 
 /**

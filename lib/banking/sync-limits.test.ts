@@ -47,6 +47,8 @@ beforeEach(() => {
   setSetting("SYNC_DEADLINE_SECONDS", "");
 });
 
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 /** `pages` pages of `perPage` new transactions each, of about `bytesEach` bytes. */
 function servePages(pages: number, perPage: number, bytesEach = 300) {
   const tag = Math.random().toString(36).slice(2);
@@ -116,6 +118,55 @@ describe("a sync's overall deadline", () => {
       await side.close();
     }
     expect(await stored()).toEqual(before);
+  });
+});
+
+describe("writing while the pages arrive", () => {
+  /** Whether a backend other than `side`'s holds a write lock on the transactions table now. */
+  async function transactionsBeingWritten(side: SideConnection): Promise<boolean> {
+    const { rows } = await side.client.query<{ writers: number }>(
+      `SELECT count(*)::int AS writers FROM pg_locks
+        WHERE relation = '"Transaction"'::regclass AND mode = 'RowExclusiveLock'
+          AND pid <> pg_backend_pid()`,
+    );
+    return (rows[0]?.writers ?? 0) > 0;
+  }
+
+  it("inserts the first chunks before the last page; a bank error after them stores nothing", async () => {
+    // 3 × 1 500 transactions: the first chunk of 2 000 is sealed and inserted while
+    // the pages after it are awaited; the last page links to a page the bank does not know.
+    servePages(3, 1500);
+    const pages = bank.fake.transactionPages[uid] ?? [];
+    const last = pages.at(-1);
+    if (last) last.continuation_key = "forged";
+    bank.fake.delayMs = 700;
+    const before = await stored();
+    const side = await SideConnection.open(scratch.url);
+    try {
+      const answer = sync();
+      let writtenBeforeTheEnd = false;
+      const done = answer.then(() => "done" as const);
+      while (!writtenBeforeTheEnd) {
+        if ((await Promise.race([done, delay(50)])) === "done") break;
+        writtenBeforeTheEnd = await transactionsBeingWritten(side);
+      }
+      const response = await answer;
+      expect(writtenBeforeTheEnd).toBe(true);
+      expect(response.status).toBe(502);
+      expect(await response.json()).toEqual({
+        status: 502,
+        reason: "bank_error",
+        bankErrorCode: "WRONG_CONTINUATION_KEY",
+      });
+    } finally {
+      await side.close();
+    }
+    expect(await stored()).toEqual(before);
+
+    // The same pages without the forged link are stored, all of them.
+    if (last) last.continuation_key = null;
+    bank.fake.delayMs = 0;
+    expect(await (await sync()).json()).toMatchObject({ newTransactions: 4500 });
   });
 });
 

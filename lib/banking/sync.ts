@@ -7,15 +7,17 @@ import {
   UPSTREAM_NAMES,
   UpstreamError,
   UPSTREAM_FAILURE_STATUS,
+  type UpstreamBalance,
   type UpstreamName,
 } from "../upstream/types";
 import { balanceColumns } from "./sealing";
-import { TransactionSealer } from "./write";
-import { startSyncDeadline, SyncDeadlineError, type SyncDeadline } from "./budget";
+import { insertTransactions, TransactionSealer } from "./write";
+import { startSyncDeadline, type SyncDeadline } from "./budget";
 import {
+  boundByDeadline,
   fetchTransactions,
   INITIAL_HISTORY_DAYS,
-  writeAccountData,
+  writeBalances,
   writeWithinDeadline,
 } from "./ingest";
 
@@ -138,20 +140,48 @@ export async function syncAccount(request: SyncRequest): Promise<SyncOutcome | n
     .toISOString()
     .slice(0, 10);
   const options = { psuHeaders: request.psuHeaders };
-  let fetched;
-  // Sealing starts with the first page, in the sealing pool, while the next ones are fetched.
+  // Sealing starts with the first page, in the sealing pool, while the next ones are fetched;
+  // each chunk is inserted as soon as it is sealed, in the one transaction that stores the sync.
   const sealer = new TransactionSealer(sealingKey, deadline);
+  let totalFetched = 0;
+  let created: number;
   try {
-    const [balances, transactions] = await Promise.all([
-      upstream.getBalances(request.uid, { ...options, signal: deadline.signal }),
-      fetchTransactions(upstream, request.uid, dateFrom, options, deadline, (page) =>
-        sealer.add(page),
-      ),
-    ]);
-    fetched = { balances, transactions };
+    created = await writeWithinDeadline(deadline, async (tx) => {
+      const bound = (statement: typeof tx) => boundByDeadline(statement, deadline);
+      const writing = insertTransactions(tx, account.id, sealer.chunks(), deadline, bound);
+      // Awaited below; a failure while the pages still arrive must not go unhandled meanwhile.
+      writing.catch(() => undefined);
+      let balances: UpstreamBalance[];
+      try {
+        [balances] = await Promise.all([
+          upstream.getBalances(request.uid, { ...options, signal: deadline.signal }),
+          fetchTransactions(upstream, request.uid, dateFrom, options, deadline, (page) => {
+            totalFetched += page.length;
+            return sealer.add(page);
+          }),
+        ]);
+      } catch (error) {
+        // The transaction is rolled back once the statement under way has ended.
+        sealer.finish();
+        await writing.catch(() => undefined);
+        throw error;
+      }
+      sealer.finish();
+      const count = await writing;
+      await writeBalances(
+        tx,
+        account.id,
+        balances.map((balance) => balanceColumns(sealingKey, balance)),
+      );
+      if (account.historyPending) {
+        await tx.account.update({ where: { id: account.id }, data: { historyPending: false } });
+      }
+      await tx.connection.update({ where: { id: connection.id }, data: { lastSyncedAt: now } });
+      return count;
+    });
   } catch (error) {
-    // A read the deadline aborted looks like an unreachable bank; it is not the bank's fault.
-    if (deadline.expired) throw new SyncDeadlineError({ cause: error });
+    // A read the deadline aborted looks like an unreachable bank; it is not the bank's fault
+    // (writeWithinDeadline has made it SyncDeadlineError). Nothing was stored.
     if (!(error instanceof UpstreamError)) throw error;
     log.warn("sync.upstream_failed", { reason: error.reason, bank_error: error.bankErrorCode });
     const outcome = failure(error.reason, error);
@@ -161,18 +191,5 @@ export async function syncAccount(request: SyncRequest): Promise<SyncOutcome | n
     }
     return outcome;
   }
-
-  const sealed = {
-    balances: fetched.balances.map((balance) => balanceColumns(sealingKey, balance)),
-    transactions: sealer.finish(),
-  };
-  const created = await writeWithinDeadline(deadline, async (tx) => {
-    const count = await writeAccountData(tx, account.id, sealed, deadline);
-    if (account.historyPending) {
-      await tx.account.update({ where: { id: account.id }, data: { historyPending: false } });
-    }
-    await tx.connection.update({ where: { id: connection.id }, data: { lastSyncedAt: now } });
-    return count;
-  });
-  return { ok: true, newTransactions: created, totalFetched: fetched.transactions.length };
+  return { ok: true, newTransactions: created, totalFetched };
 }

@@ -31,6 +31,19 @@ export interface SealingTransactions {
   count: number;
 }
 
+/** Up to WRITE_CHUNK rows and their envelopes, once the pool has sealed them. */
+export interface SealingChunk {
+  rows: TransactionRow["columns"][];
+  envelopes: Promise<string[]>;
+}
+
+/** The chunks of transactions already sealing, in order. */
+function* chunksOf(sealing: SealingTransactions): Generator<SealingChunk> {
+  for (const [index, envelopes] of sealing.envelopes.entries()) {
+    yield { rows: sealing.rows.slice(index * WRITE_CHUNK, (index + 1) * WRITE_CHUNK), envelopes };
+  }
+}
+
 /**
  * Seals transactions as they arrive (page by page from the upstream): the
  * rows are prepared on the main thread and every full chunk goes to the
@@ -40,6 +53,9 @@ export class TransactionSealer {
   private readonly rows: TransactionRow["columns"][] = [];
   private readonly envelopes: Promise<string[]>[] = [];
   private plaintexts: string[] = [];
+  private finished = false;
+  /** Wakes `chunks()` when a chunk is submitted or the sealer finishes. */
+  private wake: (() => void) | null = null;
 
   constructor(
     private readonly sealingKey: string,
@@ -55,9 +71,34 @@ export class TransactionSealer {
     }
   }
 
+  /** No more transactions: the last, partial chunk goes to the pool. */
   finish(): SealingTransactions {
-    if (this.plaintexts.length > 0) this.submit();
+    if (!this.finished && this.plaintexts.length > 0) this.submit();
+    this.finished = true;
+    this.notify();
     return { rows: this.rows, envelopes: this.envelopes, count: this.rows.length };
+  }
+
+  /**
+   * Every chunk as soon as it goes to the pool, while later ones are still
+   * being fetched; ends once `finish()` was called and every chunk was given.
+   */
+  async *chunks(): AsyncGenerator<SealingChunk> {
+    for (let index = 0; ; index += 1) {
+      while (index >= this.envelopes.length && !this.finished) {
+        await new Promise<void>((resolve) => (this.wake = resolve));
+      }
+      const envelopes = this.envelopes[index];
+      if (envelopes === undefined) return;
+      const start = index * WRITE_CHUNK;
+      yield { rows: this.rows.slice(start, start + WRITE_CHUNK), envelopes };
+    }
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    this.wake = null;
+    wake?.();
   }
 
   private submit(): void {
@@ -66,6 +107,7 @@ export class TransactionSealer {
     sealed.catch(() => undefined);
     this.envelopes.push(sealed);
     this.plaintexts = [];
+    this.notify();
   }
 }
 
@@ -122,14 +164,15 @@ WHERE stored."accountId" = $1::uuid AND stored."dedupeHash" = rows."previousDedu
 export async function insertTransactions(
   tx: Prisma.TransactionClient,
   accountId: string,
-  sealing: SealingTransactions,
+  sealing: SealingTransactions | AsyncIterable<SealingChunk>,
   deadline: SyncDeadline,
   beforeStatement: (tx: Prisma.TransactionClient) => Promise<void>,
 ): Promise<number> {
   let created = 0;
-  for (const [index, pending] of sealing.envelopes.entries()) {
-    const envelopes = await beforeDeadline(pending, deadline);
-    const rows = sealing.rows.slice(index * WRITE_CHUNK, index * WRITE_CHUNK + envelopes.length);
+  const chunks = Symbol.asyncIterator in sealing ? sealing : chunksOf(sealing);
+  for await (const chunk of chunks) {
+    const envelopes = await beforeDeadline(chunk.envelopes, deadline);
+    const rows = chunk.rows.slice(0, envelopes.length);
     await beforeStatement(tx);
     if (rows.some((row) => row.previousDedupeHash !== null)) {
       await tx.$executeRawUnsafe(
