@@ -1,10 +1,8 @@
-import path from "node:path";
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { createBrowserSession } from "../lib/auth/sessions";
 import { db } from "../lib/db/client";
-import { rawSetting } from "../lib/env";
 import { connectJourneyDatabase } from "./support/database";
+import { checkScreenWidths } from "./support/screen-check";
 import {
   approveWithKey,
   authorizePath,
@@ -28,7 +26,6 @@ import { partnerAppForSpec } from "./support/partner-app";
 test.describe.configure({ timeout: 180_000 });
 
 const partnerApp = partnerAppForSpec();
-const SHOTS = rawSetting("SHOTS_DIR");
 
 /** A fresh browser (its own flow cookie) starting an authorization of `client`. */
 async function startFlow(browser: Browser, client: JourneyClient) {
@@ -67,21 +64,6 @@ async function ownerPage(
 
 const stat = (page: Page, name: string) => page.locator(`[data-stat="${name}"]`);
 
-async function checkLayout(page: Page, name: string) {
-  for (const width of [390, 1280]) {
-    await page.setViewportSize({ width, height: 900 });
-    const scroll = await page.evaluate(
-      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-    );
-    expect(scroll, `${name} scrolls sideways at ${width} px`).toBeLessThanOrEqual(0);
-    const results = await new AxeBuilder({ page }).analyze();
-    expect(results.violations.map((v) => `${name} ${width}: ${v.id}`)).toEqual([]);
-    if (SHOTS) {
-      await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
-    }
-  }
-}
-
 test("three flows ending at different steps are counted on the analytics page", async ({
   browser,
 }) => {
@@ -117,7 +99,7 @@ test("three flows ending at different steps are counted on the analytics page", 
   );
   await expect(stat(page, "cancelled")).toHaveText("0");
   await expect(stat(page, "failed")).toHaveText("0");
-  await checkLayout(page, "en-7d");
+  await checkScreenWidths(page, "en-7d");
 
   // The period picker and the client form.
   await page.getByRole("link", { name: "Last 24 hours" }).click();
@@ -139,7 +121,7 @@ test("three flows ending at different steps are counted on the analytics page", 
   await expect(german.getByRole("heading", { level: 1 })).toHaveText("Flow-Analyse");
   await expect(stat(german, "conversion")).toHaveText("33 %");
   await expect(german.locator("#trend-title")).toHaveText("Begonnen und freigegeben pro Tag (UTC)");
-  await checkLayout(german, "de-30d");
+  await checkScreenWidths(german, "de-30d");
   await german.context().close();
 
   // Without JavaScript: the same figures, and the period picker and client form still work.

@@ -1,29 +1,10 @@
-import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { PNG } from "../test/images";
 import { signInByLink, uniqueEmail } from "./support/journey";
+import { checkScreenWidths } from "./support/screen-check";
 import { recordSecret } from "./support/secrets-seen";
 
 test.describe.configure({ timeout: 180_000 });
-
-/** Nothing scrolls sideways, and axe finds nothing, at a phone's and a desktop's width. */
-async function checkScreen(page: Page) {
-  for (const width of [390, 1280]) {
-    await page.setViewportSize({ width, height: 900 });
-    const overflow = await page.evaluate(
-      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-    );
-    expect(overflow, `horizontal overflow at ${width} px`).toBeLessThanOrEqual(0);
-    const results = await new AxeBuilder({ page }).analyze();
-    expect(
-      results.violations.map(
-        (violation) =>
-          `${violation.id} ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`,
-      ),
-      `axe at ${width} px`,
-    ).toEqual([]);
-  }
-}
 
 test("a new person signs up a partner, brands it, creates a client and installs and replaces a key", async ({
   page,
@@ -36,7 +17,7 @@ test("a new person signs up a partner, brands it, creates a client and installs 
   await signInByLink(page, email);
   await expect(page.getByRole("heading", { name: "Create your partner" })).toBeVisible();
   await expect(page.getByRole("button", { name: "Sign out" })).toBeVisible();
-  await checkScreen(page);
+  await checkScreenWidths(page, "dashboard-signup-1");
 
   // An empty name is named next to the field; a real one creates the partner.
   await page.getByRole("button", { name: "Create partner" }).click();
@@ -45,7 +26,7 @@ test("a new person signs up a partner, brands it, creates a client and installs 
   await page.getByRole("button", { name: "Create partner" }).click();
   await expect(page.getByText(`Partner: ${name}`)).toBeVisible();
   await expect(page.getByRole("navigation", { name: "Dashboard" })).toBeVisible();
-  await checkScreen(page);
+  await checkScreenWidths(page, "dashboard-signup-2");
 
   // The logo is shown as the image, not as an address.
   await page
@@ -70,7 +51,7 @@ test("a new person signs up a partner, brands it, creates a client and installs 
     page.getByRole("button", { name: "Client secret copied to the clipboard" }),
   ).toBeVisible();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(first);
-  await checkScreen(page);
+  await checkScreenWidths(page, "dashboard-signup-3");
   await page.getByRole("button", { name: "I have stored it" }).click();
 
   // Rotation waits for the confirmation; cancelling changes nothing.
@@ -78,7 +59,7 @@ test("a new person signs up a partner, brands it, creates a client and installs 
   await card.getByRole("button", { name: "Rotate secret" }).click();
   const dialog = page.getByRole("dialog");
   await expect(dialog).toContainText("keeps working for 24 hours");
-  await checkScreen(page);
+  await checkScreenWidths(page, "dashboard-signup-4");
   await dialog.getByRole("button", { name: "Cancel" }).click();
   await expect(secret).toHaveCount(0);
   await card.getByRole("button", { name: "Rotate secret" }).click();
@@ -109,7 +90,7 @@ test("a new person signs up a partner, brands it, creates a client and installs 
   const confirmName = dialog.getByLabel(`Type the partner name ${name} to confirm`);
   await confirmName.fill("Someone Else");
   await expect(dialog.getByRole("button", { name: "Replace the key" })).toBeDisabled();
-  await checkScreen(page);
+  await checkScreenWidths(page, "dashboard-signup-5");
   await dialog.getByRole("button", { name: "Cancel" }).click();
   await expect(dialog).toBeHidden();
   await expect(fingerprint).toHaveText(installed);

@@ -1,11 +1,9 @@
 import type { AddressInfo } from "node:net";
-import path from "node:path";
-import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
-import { rawSetting } from "../lib/env";
 import { uniqueEmail } from "./support/journey";
+import { checkScreenWidths } from "./support/screen-check";
 import { startSecondServer, type SecondServer } from "./support/second-server";
 import { recordSecret } from "./support/secrets-seen";
 
@@ -18,7 +16,6 @@ import { recordSecret } from "./support/secrets-seen";
 
 test.describe.configure({ timeout: 240_000 });
 
-const SHOTS = rawSetting("SHOTS_DIR");
 let refusing = true;
 const delivered = new Map<string, string>();
 let relay: SMTPServer;
@@ -55,21 +52,6 @@ test.afterAll(async () => {
   await new Promise<void>((resolve) => (relay ? relay.close(() => resolve()) : resolve()));
 });
 
-async function checkScreen(page: Page, name: string) {
-  for (const width of [390, 1280]) {
-    await page.setViewportSize({ width, height: 900 });
-    const overflow = await page.evaluate(
-      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-    );
-    expect(overflow, `horizontal overflow at ${width} px`).toBeLessThanOrEqual(0);
-    const results = await new AxeBuilder({ page }).analyze();
-    expect(results.violations.map((v) => `${width}: ${v.id}`)).toEqual([]);
-    if (SHOTS) {
-      await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
-    }
-  }
-}
-
 test("a refused sign-in mail: the login screen says so, keeps the address, and the retry signs in", async ({
   page,
   context,
@@ -85,7 +67,7 @@ test("a refused sign-in mail: the login screen says so, keeps the address, and t
   await expect(page.locator(".alert-error")).toContainText(`Nothing was sent to ${email}`);
   await expect(page.locator("#email")).toHaveValue(email);
   expect(delivered.has(email)).toBe(false);
-  await checkScreen(page, "login-mail-failed-en");
+  await checkScreenWidths(page, "login-mail-failed-en");
 
   await context.addCookies([{ name: "bc_locale", value: "de", url: server.origin }]);
   await page.reload();
@@ -93,7 +75,7 @@ test("a refused sign-in mail: the login screen says so, keeps the address, and t
     "Wir konnten die E-Mail nicht senden",
   );
   await expect(page.getByRole("button", { name: "Erneut versuchen" })).toBeVisible();
-  await checkScreen(page, "login-mail-failed-de");
+  await checkScreenWidths(page, "login-mail-failed-de");
   await context.clearCookies({ name: "bc_locale" });
   await page.reload();
 

@@ -1,8 +1,6 @@
-import path from "node:path";
-import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type Page } from "@playwright/test";
-import { rawSetting } from "../lib/env";
+import { expect, test } from "@playwright/test";
 import { signInByLink, uniqueEmail } from "./support/journey";
+import { checkScreenWidths } from "./support/screen-check";
 import { startSecondServer, type SecondServer } from "./support/second-server";
 
 /**
@@ -15,7 +13,6 @@ import { startSecondServer, type SecondServer } from "./support/second-server";
 
 test.describe.configure({ timeout: 240_000 });
 
-const SHOTS = rawSetting("SHOTS_DIR");
 let server: SecondServer;
 
 test.beforeAll(async () => {
@@ -26,22 +23,6 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   await server?.stop();
 });
-
-/** Nothing scrolls sideways and axe finds nothing, at a phone's and a desktop's width. */
-async function checkScreen(page: Page, name: string) {
-  for (const width of [390, 1280]) {
-    await page.setViewportSize({ width, height: 900 });
-    const overflow = await page.evaluate(
-      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-    );
-    expect(overflow, `horizontal overflow at ${width} px`).toBeLessThanOrEqual(0);
-    const results = await new AxeBuilder({ page }).analyze();
-    expect(results.violations.map((v) => `${width}: ${v.id}`)).toEqual([]);
-    if (SHOTS) {
-      await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
-    }
-  }
-}
 
 test("with partner sign-up off, a person without a partner is told who adds them, and signs out", async ({
   page,
@@ -62,14 +43,14 @@ test("with partner sign-up off, a person without a partner is told who adds them
   await expect(page.getByRole("button", { name: "Create partner" })).toHaveCount(0);
   await expect(page.getByLabel("Partner name")).toHaveCount(0);
   await expect(page.getByText(`Signed in as ${email}`)).toBeVisible();
-  await checkScreen(page, "signup-closed-en");
+  await checkScreenWidths(page, "signup-closed-en");
 
   await context.addCookies([{ name: "bc_locale", value: "de", url: server.origin }]);
   await page.reload();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(
     "Bitten Sie den Betreiber, Sie hinzuzufügen",
   );
-  await checkScreen(page, "signup-closed-de");
+  await checkScreenWidths(page, "signup-closed-de");
   await context.clearCookies({ name: "bc_locale" });
   await page.reload();
 

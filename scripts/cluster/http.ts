@@ -1,5 +1,6 @@
 import { randomInt } from "node:crypto";
-import http from "node:http";
+import type http from "node:http";
+import { exchange } from "../lib/load-client";
 
 /**
  * Plain HTTP for the cluster run. A request may leave from a loopback address
@@ -26,40 +27,25 @@ export interface Request {
 export function send(url: string, request: Request = {}): Promise<Answer> {
   const target = new URL(url);
   const body = request.body === undefined ? undefined : Buffer.from(request.body);
-  return new Promise((resolve, reject) => {
-    const outgoing = http.request(
-      {
-        hostname: target.hostname === "localhost" ? "127.0.0.1" : target.hostname,
-        port: target.port,
-        path: `${target.pathname}${target.search}`,
-        method: request.method ?? "GET",
-        // The Host a browser sends for this address.
-        headers: {
-          Host: target.host,
-          ...request.headers,
-          ...(body && { "Content-Length": String(body.length) }),
-        },
-        localAddress: request.from,
-        agent: false,
-        timeout: 60_000,
+  return exchange(
+    {
+      hostname: target.hostname === "localhost" ? "127.0.0.1" : target.hostname,
+      port: target.port,
+      path: `${target.pathname}${target.search}`,
+      method: request.method ?? "GET",
+      // The Host a browser sends for this address.
+      headers: {
+        Host: target.host,
+        ...request.headers,
+        ...(body && { "Content-Length": String(body.length) }),
       },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("end", () =>
-          resolve({
-            status: response.statusCode ?? 0,
-            headers: response.headers,
-            body: Buffer.concat(chunks).toString("utf8"),
-          }),
-        );
-        response.on("error", reject);
-      },
-    );
-    outgoing.on("timeout", () => outgoing.destroy(new Error(`no answer from ${url} in 60 s`)));
-    outgoing.on("error", reject);
-    outgoing.end(body);
-  });
+      localAddress: request.from,
+      agent: false,
+      timeout: 60_000,
+    },
+    body,
+    `no answer from ${url} in 60 s`,
+  );
 }
 
 /** A random loopback address other than 127.0.0.1 (where the proxy's own requests come from). */

@@ -26,38 +26,52 @@ export type HttpClient = (request: HttpRequest) => Promise<HttpAnswer>;
 export function httpClient(origin: string, maxSockets = 64, timeoutMs = 60_000): HttpClient {
   const agent = new http.Agent({ keepAlive: true, maxSockets });
   const base = new URL(origin);
-  return (request) =>
-    new Promise((resolve, reject) => {
-      const started = performance.now();
-      const body = request.body === undefined ? undefined : Buffer.from(request.body);
-      const outgoing = http.request(
-        {
-          agent,
-          hostname: base.hostname,
-          port: base.port,
-          method: request.method ?? "GET",
-          path: request.path,
-          headers: { ...request.headers, ...(body && { "Content-Length": body.length }) },
-          timeout: timeoutMs,
-        },
-        (response) => {
-          const chunks: Buffer[] = [];
-          response.on("data", (chunk: Buffer) => chunks.push(chunk));
-          response.on("end", () =>
-            resolve({
-              status: response.statusCode ?? 0,
-              headers: response.headers,
-              body: Buffer.concat(chunks).toString("utf8"),
-              ms: performance.now() - started,
-            }),
-          );
-          response.on("error", reject);
-        },
+  return async (request) => {
+    const started = performance.now();
+    const body = request.body === undefined ? undefined : Buffer.from(request.body);
+    const answer = await exchange(
+      {
+        agent,
+        hostname: base.hostname,
+        port: base.port,
+        method: request.method ?? "GET",
+        path: request.path,
+        headers: { ...request.headers, ...(body && { "Content-Length": body.length }) },
+        timeout: timeoutMs,
+      },
+      body,
+      `no answer in ${timeoutMs} ms`,
+    );
+    return { ...answer, ms: performance.now() - started };
+  };
+}
+
+/**
+ * One request with Node's http (its `timeout` option bounds the wait for the
+ * answer): the answer's status, headers and body as text.
+ */
+export function exchange(
+  options: http.RequestOptions,
+  body: Buffer | undefined,
+  timeoutMessage: string,
+): Promise<Omit<HttpAnswer, "ms">> {
+  return new Promise((resolve, reject) => {
+    const outgoing = http.request(options, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          body: Buffer.concat(chunks).toString("utf8"),
+        }),
       );
-      outgoing.on("timeout", () => outgoing.destroy(new Error(`no answer in ${timeoutMs} ms`)));
-      outgoing.on("error", reject);
-      outgoing.end(body);
+      response.on("error", reject);
     });
+    outgoing.on("timeout", () => outgoing.destroy(new Error(timeoutMessage)));
+    outgoing.on("error", reject);
+    outgoing.end(body);
+  });
 }
 
 /** Latency samples in milliseconds. */

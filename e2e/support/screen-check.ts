@@ -1,0 +1,32 @@
+import path from "node:path";
+import AxeBuilder from "@axe-core/playwright";
+import { expect, type Page } from "@playwright/test";
+import { rawSetting } from "../../lib/env";
+
+const SHOTS = rawSetting("SHOTS_DIR");
+
+/**
+ * The screen as it is, at a phone's (390 px) and a desktop's (1280 px) width:
+ * nothing scrolls sideways and axe finds nothing. With SHOTS_DIR set, each
+ * width is also saved as `<name>-<width>.png` there, to be looked at.
+ */
+export async function checkScreenWidths(page: Page, name: string): Promise<void> {
+  for (const width of [390, 1280]) {
+    await page.setViewportSize({ width, height: 900 });
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
+    expect(overflow, `${name} scrolls sideways at ${width} px`).toBeLessThanOrEqual(0);
+    const results = await new AxeBuilder({ page }).analyze();
+    expect(
+      results.violations.map(
+        (violation) =>
+          `${violation.id} ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`,
+      ),
+      `axe on ${name} at ${width} px`,
+    ).toEqual([]);
+    if (SHOTS) {
+      await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
+    }
+  }
+}
