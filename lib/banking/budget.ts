@@ -123,6 +123,9 @@ const slots = ((
   globalThis as { bankConnectSyncSlots?: { running: number; waiting: Waiter[] } }
 ).bankConnectSyncSlots ??= { running: 0, waiting: [] });
 
+/** How many syncs of this process wait for a slot now. */
+export const syncsWaitingForSlot = (): number => slots.waiting.length;
+
 function release(): void {
   const next = slots.waiting.shift();
   if (next) next.grant();

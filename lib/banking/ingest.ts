@@ -31,7 +31,8 @@ import {
  * 1. `storeConnection`: the connection, its accounts and their balances, in
  *    one database transaction. The accounts are marked `historyPending`.
  * 2. `storeHistory`: each account's history, fetched, sealed and written in
- *    one transaction per account, which also clears the mark. An account
+ *    one transaction per account (written while later pages are fetched),
+ *    which also clears the mark. An account
  *    whose history could not be stored keeps the mark: its transactions are
  *    not served, and its next sync fetches the whole first window again.
  *
@@ -148,6 +149,51 @@ export async function writeWithinDeadline<T>(
     }
     throw error;
   }
+}
+
+/**
+ * Fetches an account's pages and stores their transactions in one write
+ * transaction, opened at once: each chunk is inserted as soon as the sealing
+ * pool has sealed it, while later pages are still fetched, so PostgreSQL
+ * works beside the sealing rather than after it (docs/ingest.md). `fetch`
+ * reads the pages, handing each to `onPage`; `complete` finishes the
+ * transaction once every chunk is in. A failure anywhere (the bank, the
+ * deadline, the database) rolls it all back: nothing of the account is
+ * stored unless all of it is.
+ */
+export async function storeWhileFetching<T>(input: {
+  sealingKey: string;
+  accountId: string;
+  deadline: SyncDeadline;
+  fetch: (onPage: (page: readonly UpstreamTransaction[]) => Promise<void>) => Promise<T>;
+  complete: (tx: Prisma.TransactionClient, fetched: T) => Promise<void>;
+}): Promise<{ fetched: T; created: number }> {
+  const { deadline } = input;
+  const sealer = new TransactionSealer(input.sealingKey, deadline);
+  return writeWithinDeadline(deadline, async (tx) => {
+    const writing = insertTransactions(
+      tx,
+      input.accountId,
+      sealer.chunks(),
+      deadline,
+      (statement) => boundByDeadline(statement, deadline),
+    );
+    // Awaited below; a failure while the pages still arrive must not go unhandled meanwhile.
+    writing.catch(() => undefined);
+    let fetched: T;
+    try {
+      fetched = await input.fetch((page) => sealer.add(page));
+    } catch (error) {
+      // The transaction is rolled back once the statement under way has ended.
+      sealer.finish();
+      await writing.catch(() => undefined);
+      throw error;
+    }
+    sealer.finish();
+    const created = await writing;
+    await input.complete(tx, fetched);
+    return { fetched, created };
+  });
 }
 
 /** Sealed balances, replacing the account's. */
@@ -363,18 +409,17 @@ export async function storeHistory(
   const failedAccountIds: string[] = [];
   for (const [index, account] of input.accounts.entries()) {
     try {
-      const sealer = new TransactionSealer(input.sealingKey, deadline);
-      await fetchTransactions(input.upstream, account.uid, dateFrom, {}, deadline, (page) =>
-        sealer.add(page),
-      );
-      const sealing = sealer.finish();
-      stored += await writeWithinDeadline(deadline, async (tx) => {
-        const created = await insertTransactions(tx, account.id, sealing, deadline, (statement) =>
-          boundByDeadline(statement, deadline),
-        );
-        await tx.account.update({ where: { id: account.id }, data: { historyPending: false } });
-        return created;
+      const { created } = await storeWhileFetching({
+        sealingKey: input.sealingKey,
+        accountId: account.id,
+        deadline,
+        fetch: (onPage) =>
+          fetchTransactions(input.upstream, account.uid, dateFrom, {}, deadline, onPage),
+        complete: async (tx) => {
+          await tx.account.update({ where: { id: account.id }, data: { historyPending: false } });
+        },
       });
+      stored += created;
     } catch (error) {
       // The account keeps its mark: its next sync fetches the whole window again.
       log.warn("ingest.history_failed", { error });

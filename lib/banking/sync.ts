@@ -7,18 +7,15 @@ import {
   UPSTREAM_NAMES,
   UpstreamError,
   UPSTREAM_FAILURE_STATUS,
-  type UpstreamBalance,
   type UpstreamName,
 } from "../upstream/types";
 import { balanceColumns } from "./sealing";
-import { insertTransactions, TransactionSealer } from "./write";
 import { startSyncDeadline, type SyncDeadline } from "./budget";
 import {
-  boundByDeadline,
   fetchTransactions,
   INITIAL_HISTORY_DAYS,
+  storeWhileFetching,
   writeBalances,
-  writeWithinDeadline,
 } from "./ingest";
 
 /**
@@ -142,46 +139,35 @@ export async function syncAccount(request: SyncRequest): Promise<SyncOutcome | n
   const options = { psuHeaders: request.psuHeaders };
   // Sealing starts with the first page, in the sealing pool, while the next ones are fetched;
   // each chunk is inserted as soon as it is sealed, in the one transaction that stores the sync.
-  const sealer = new TransactionSealer(sealingKey, deadline);
   let totalFetched = 0;
   let created: number;
   try {
-    created = await writeWithinDeadline(deadline, async (tx) => {
-      const bound = (statement: typeof tx) => boundByDeadline(statement, deadline);
-      const writing = insertTransactions(tx, account.id, sealer.chunks(), deadline, bound);
-      // Awaited below; a failure while the pages still arrive must not go unhandled meanwhile.
-      writing.catch(() => undefined);
-      let balances: UpstreamBalance[];
-      try {
-        [balances] = await Promise.all([
+    ({ created } = await storeWhileFetching({
+      sealingKey,
+      accountId: account.id,
+      deadline,
+      fetch: async (onPage) => {
+        const [balances] = await Promise.all([
           upstream.getBalances(request.uid, { ...options, signal: deadline.signal }),
           fetchTransactions(upstream, request.uid, dateFrom, options, deadline, (page) => {
             totalFetched += page.length;
-            return sealer.add(page);
+            return onPage(page);
           }),
         ]);
-      } catch (error) {
-        // The transaction is rolled back once the statement under way has ended.
-        sealer.finish();
-        await writing.catch(() => undefined);
-        throw error;
-      }
-      sealer.finish();
-      const count = await writing;
-      await writeBalances(
-        tx,
-        account.id,
-        balances.map((balance) => balanceColumns(sealingKey, balance)),
-      );
-      if (account.historyPending) {
-        await tx.account.update({ where: { id: account.id }, data: { historyPending: false } });
-      }
-      await tx.connection.update({ where: { id: connection.id }, data: { lastSyncedAt: now } });
-      return count;
-    });
+        return balances;
+      },
+      complete: async (tx, balances) => {
+        const columns = balances.map((balance) => balanceColumns(sealingKey, balance));
+        await writeBalances(tx, account.id, columns);
+        if (account.historyPending) {
+          await tx.account.update({ where: { id: account.id }, data: { historyPending: false } });
+        }
+        await tx.connection.update({ where: { id: connection.id }, data: { lastSyncedAt: now } });
+      },
+    }));
   } catch (error) {
     // A read the deadline aborted looks like an unreachable bank; it is not the bank's fault
-    // (writeWithinDeadline has made it SyncDeadlineError). Nothing was stored.
+    // (storeWhileFetching has made it SyncDeadlineError). Nothing was stored.
     if (!(error instanceof UpstreamError)) throw error;
     log.warn("sync.upstream_failed", { reason: error.reason, bank_error: error.bankErrorCode });
     const outcome = failure(error.reason, error);

@@ -22,7 +22,7 @@ import { transactionRow, type TransactionRow } from "./sealing";
  */
 
 /** Rows per INSERT statement and per batch of envelopes waited for. */
-export const WRITE_CHUNK = 2_000;
+export const WRITE_CHUNK = 500;
 
 export interface SealingTransactions {
   rows: TransactionRow["columns"][];

@@ -20,7 +20,11 @@ import {
 } from "@/test/oauth-fixtures";
 import { loginNonceCookieName } from "../auth/login-challenges";
 import { sessionCookieName } from "../auth/sessions";
-import { SYNC_QUEUE_WAIT_MS, SYNC_RETRY_AFTER_SECONDS } from "../banking/budget";
+import {
+  SYNC_QUEUE_WAIT_MS,
+  SYNC_RETRY_AFTER_SECONDS,
+  syncsWaitingForSlot,
+} from "../banking/budget";
 import { CLIENT_IP_HEADER } from "../http/client-ip";
 import { findLastMessage } from "../mail";
 import { handleTokenRequest } from "../oauth/token";
@@ -296,6 +300,9 @@ describe("syncs run on a budget of their own", () => {
       const answer = await syncAll(partner.key, items);
       return { answer, waitedMs: performance.now() - queuedAt };
     });
+    // The fifth is sent once the four are in the queue (each looks its key up first, so
+    // requests sent together may join it in any order).
+    await expect.poll(syncsWaitingForSlot, { timeout: SYNC_QUEUE_WAIT_MS / 2 }).toBe(4);
     const refused = await syncAll(partner.key, items);
     expectRetryAfter(refused, String(SYNC_RETRY_AFTER_SECONDS));
     expect(await refused.json()).toEqual({ status: 503, reason: "transient" });
