@@ -1,7 +1,5 @@
-import type { AddressInfo } from "node:net";
 import { expect, test } from "@playwright/test";
-import { simpleParser } from "mailparser";
-import { SMTPServer } from "smtp-server";
+import { startSmtpRelay, type SmtpRelay } from "../test/smtp-relay";
 import { uniqueEmail } from "./support/journey";
 import { checkScreenWidths } from "./support/screen-check";
 import { startSecondServer, type SecondServer } from "./support/second-server";
@@ -17,39 +15,23 @@ import { recordSecret } from "./support/secrets-seen";
 test.describe.configure({ timeout: 240_000 });
 
 let refusing = true;
-const delivered = new Map<string, string>();
-let relay: SMTPServer;
+let relay: SmtpRelay;
 let server: SecondServer;
 
 test.beforeAll(async () => {
   test.setTimeout(180_000);
-  relay = new SMTPServer({
-    secure: false,
-    disabledCommands: ["STARTTLS", "AUTH"],
-    logger: false,
-    onRcptTo(_address, _session, callback) {
-      if (refusing)
-        callback(Object.assign(new Error("Service unavailable"), { responseCode: 554 }));
-      else callback();
-    },
-    onData(stream, session, callback) {
-      void simpleParser(stream).then((mail) => {
-        for (const to of session.envelope.rcptTo) delivered.set(to.address, mail.text ?? "");
-        callback();
-      }, callback);
-    },
-  });
-  await new Promise<void>((resolve) => relay.listen(0, "127.0.0.1", resolve));
-  const { port } = relay.server.address() as AddressInfo;
+  relay = await startSmtpRelay(() =>
+    refusing ? { code: 554, message: "Service unavailable" } : null,
+  );
   server = await startSecondServer(
-    { SMTP_URL: `smtp://127.0.0.1:${port}`, SMTP_REQUIRE_TLS: "false" },
+    { SMTP_URL: `smtp://127.0.0.1:${relay.port}`, SMTP_REQUIRE_TLS: "false" },
     2,
   );
 });
 
 test.afterAll(async () => {
   await server?.stop();
-  await new Promise<void>((resolve) => (relay ? relay.close(() => resolve()) : resolve()));
+  await relay?.close();
 });
 
 test("a refused sign-in mail: the login screen says so, keeps the address, and the retry signs in", async ({
@@ -66,7 +48,7 @@ test("a refused sign-in mail: the login screen says so, keeps the address, and t
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("We could not send the email");
   await expect(page.locator(".alert-error")).toContainText(`Nothing was sent to ${email}`);
   await expect(page.locator("#email")).toHaveValue(email);
-  expect(delivered.has(email)).toBe(false);
+  expect(relay.delivered.has(email)).toBe(false);
   await checkScreenWidths(page, "login-mail-failed-en");
 
   await context.addCookies([{ name: "bc_locale", value: "de", url: server.origin }]);
@@ -85,12 +67,12 @@ test("a refused sign-in mail: the login screen says so, keeps the address, and t
   await page.getByRole("button", { name: "Try again" }).click();
   await expect(page).toHaveURL(/sent=1/);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Check your email");
-  await expect.poll(() => delivered.has(email)).toBe(true);
+  await expect.poll(() => relay.delivered.has(email)).toBe(true);
   const link = /http:\/\/localhost:\d+\/login\/link\?token=[\w%-]+/.exec(
-    delivered.get(email) ?? "",
+    relay.delivered.get(email) ?? "",
   )?.[0];
   expect(link?.startsWith(`${server.origin}/`)).toBe(true);
-  recordSecret("pin", /^\d{6}$/m.exec(delivered.get(email) ?? "")?.[0]);
+  recordSecret("pin", /^\d{6}$/m.exec(relay.delivered.get(email) ?? "")?.[0]);
   recordSecret("magic-link token", new URL(link ?? "http://x/").searchParams.get("token"));
   await page.goto(link ?? "");
   await page.locator('form[action="/login/link/confirm"] button[type="submit"]').click();

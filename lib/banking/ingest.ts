@@ -5,7 +5,6 @@ import { syncDb, type Prisma } from "../db/client";
 import {
   UpstreamError,
   type Upstream,
-  type UpstreamBalance,
   type UpstreamReadOptions,
   type UpstreamSession,
   type UpstreamTransaction,
@@ -18,12 +17,7 @@ import {
   type SyncDeadline,
 } from "./budget";
 import { accountColumns, balanceColumns, identityHashCandidates } from "./sealing";
-import {
-  insertTransactions,
-  sealTransactions,
-  TransactionSealer,
-  type SealingTransactions,
-} from "./write";
+import { insertTransactions, TransactionSealer } from "./write";
 
 /**
  * A new bank consent, stored in two steps (docs/ingest.md):
@@ -89,30 +83,8 @@ export async function fetchTransactions(
   throw new Error(`the upstream gave more than ${MAX_PAGES} pages of transactions`);
 }
 
-export interface FetchedAccount {
-  balances: UpstreamBalance[];
-  transactions: UpstreamTransaction[];
-}
-
-export interface SealedAccountData {
-  balances: ReturnType<typeof balanceColumns>[];
-  transactions: SealingTransactions;
-}
-
-/**
- * Seals what was fetched: the few balances here, the transactions in the
- * sealing pool's worker threads (their envelopes arrive chunk by chunk, so
- * the write can begin with the first chunk while the others are sealed).
- */
-export async function sealAccountData(
-  sealingKey: string,
-  fetched: FetchedAccount,
-  deadline: SyncDeadline,
-): Promise<SealedAccountData> {
-  const balances = fetched.balances.map((balance) => balanceColumns(sealingKey, balance));
-  const transactions = await sealTransactions(sealingKey, fetched.transactions, deadline);
-  return { balances, transactions };
-}
+/** A balance as stored: its plaintext columns and the sealed rest. */
+type SealedBalance = ReturnType<typeof balanceColumns>;
 
 /**
  * Options of a sync's write transaction: it may wait for a connection of the
@@ -200,7 +172,7 @@ export async function storeWhileFetching<T>(input: {
 export async function writeBalances(
   tx: Prisma.TransactionClient,
   accountId: string,
-  balances: SealedAccountData["balances"],
+  balances: SealedBalance[],
 ) {
   for (const columns of balances) {
     await tx.balance.upsert({
@@ -281,9 +253,9 @@ async function fetchBalances(
   input: StoreInput,
   deadline: SyncDeadline,
   progress: IngestProgress,
-): Promise<SealedAccountData["balances"][]> {
+): Promise<SealedBalance[][]> {
   const { session, sealingKey, upstream } = input;
-  const sealed: SealedAccountData["balances"][] = [];
+  const sealed: SealedBalance[][] = [];
   for (const account of session.accounts) {
     const balances = await upstream.getBalances(account.uid, { signal: deadline.signal });
     sealed.push(balances.map((balance) => balanceColumns(sealingKey, balance)));

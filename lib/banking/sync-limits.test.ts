@@ -9,7 +9,8 @@ import { db } from "../db/client";
 import { setSetting } from "../env";
 import type { UpstreamTransaction } from "../upstream/types";
 import { SYNC_RETRY_AFTER_SECONDS, SyncDeadline } from "./budget";
-import { MAX_FETCHED_BYTES, sealAccountData } from "./ingest";
+import { MAX_FETCHED_BYTES } from "./ingest";
+import { TransactionSealer } from "./write";
 
 /**
  * A sync's limits against a real HTTP bank (the Enable Banking fake): its
@@ -223,13 +224,10 @@ describe("sealing a large account", () => {
       rawJson: "{}",
     }));
     const order: string[] = [];
-    const sealing = sealAccountData(
-      keys.publicKeyRawB64,
-      { balances: [], transactions },
-      new SyncDeadline(60_000),
-    ).then(async (sealed) => {
+    const sealer = new TransactionSealer(keys.publicKeyRawB64, new SyncDeadline(60_000));
+    const sealing = sealer.add(transactions).then(async () => {
       // The envelopes are sealed in worker threads: the event loop stays free meanwhile.
-      const envelopes = (await Promise.all(sealed.transactions.envelopes)).flat();
+      const envelopes = (await Promise.all(sealer.finish())).flat();
       order.push(`sealed ${envelopes.length}`);
     });
     setTimeout(() => order.push("timer"), 0);

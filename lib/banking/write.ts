@@ -24,24 +24,10 @@ import { transactionRow, type TransactionRow } from "./sealing";
 /** Rows per INSERT statement and per batch of envelopes waited for. */
 export const WRITE_CHUNK = 500;
 
-export interface SealingTransactions {
-  rows: TransactionRow["columns"][];
-  /** The envelopes of rows[k × WRITE_CHUNK …], as the pool finishes them. */
-  envelopes: Promise<string[]>[];
-  count: number;
-}
-
 /** Up to WRITE_CHUNK rows and their envelopes, once the pool has sealed them. */
 export interface SealingChunk {
   rows: TransactionRow["columns"][];
   envelopes: Promise<string[]>;
-}
-
-/** The chunks of transactions already sealing, in order. */
-function* chunksOf(sealing: SealingTransactions): Generator<SealingChunk> {
-  for (const [index, envelopes] of sealing.envelopes.entries()) {
-    yield { rows: sealing.rows.slice(index * WRITE_CHUNK, (index + 1) * WRITE_CHUNK), envelopes };
-  }
 }
 
 /**
@@ -71,12 +57,12 @@ export class TransactionSealer {
     }
   }
 
-  /** No more transactions: the last, partial chunk goes to the pool. */
-  finish(): SealingTransactions {
+  /** No more transactions: the last, partial chunk goes to the pool. Returns every chunk's envelopes. */
+  finish(): Promise<string[]>[] {
     if (!this.finished && this.plaintexts.length > 0) this.submit();
     this.finished = true;
     this.notify();
-    return { rows: this.rows, envelopes: this.envelopes, count: this.rows.length };
+    return this.envelopes;
   }
 
   /**
@@ -109,17 +95,6 @@ export class TransactionSealer {
     this.plaintexts = [];
     this.notify();
   }
-}
-
-/** Starts sealing every transaction; the rows are ready when this resolves. */
-export async function sealTransactions(
-  sealingKey: string,
-  transactions: readonly UpstreamTransaction[],
-  deadline: SyncDeadline,
-): Promise<SealingTransactions> {
-  const sealer = new TransactionSealer(sealingKey, deadline);
-  await sealer.add(transactions);
-  return sealer.finish();
 }
 
 /** Resolves with the promise, or rejects with SyncDeadlineError when the deadline passes first. */
@@ -164,12 +139,11 @@ WHERE stored."accountId" = $1::uuid AND stored."dedupeHash" = rows."previousDedu
 export async function insertTransactions(
   tx: Prisma.TransactionClient,
   accountId: string,
-  sealing: SealingTransactions | AsyncIterable<SealingChunk>,
+  chunks: AsyncIterable<SealingChunk>,
   deadline: SyncDeadline,
   beforeStatement: (tx: Prisma.TransactionClient) => Promise<void>,
 ): Promise<number> {
   let created = 0;
-  const chunks = Symbol.asyncIterator in sealing ? sealing : chunksOf(sealing);
   for await (const chunk of chunks) {
     const envelopes = await beforeDeadline(chunk.envelopes, deadline);
     const rows = chunk.rows.slice(0, envelopes.length);

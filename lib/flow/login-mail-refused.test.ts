@@ -1,7 +1,4 @@
 import { randomBytes } from "node:crypto";
-import type { AddressInfo } from "node:net";
-import { simpleParser } from "mailparser";
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newBrowserNonce, requestLoginChallenge, verifyLoginPin } from "../auth/login-challenges";
 import { sessionCookieName } from "../auth/sessions";
@@ -10,6 +7,7 @@ import { db } from "../db/client";
 import { setSetting } from "../env";
 import { CLIENT_IP_HEADER } from "../http/client-ip";
 import { createTestClient, ISSUER, startTestFlow, uniqueEmail } from "../../test/oauth-fixtures";
+import { startSmtpRelay, type SmtpRelay } from "../../test/smtp-relay";
 import { CONTINUE_PATH } from "./continue";
 import { csrfToken } from "./csrf";
 import { handleLoginCode, handleLoginRequest } from "./login";
@@ -25,37 +23,21 @@ import { handleLoginCode, handleLoginRequest } from "./login";
 
 type Mode = "accept" | "refuse" | "busy";
 let mode: Mode = "accept";
-const delivered = new Map<string, string>();
-let server: SMTPServer;
-
-function smtpError(message: string, responseCode: number): Error {
-  return Object.assign(new Error(message), { responseCode });
-}
+let relay: SmtpRelay;
 
 beforeAll(async () => {
-  server = new SMTPServer({
-    secure: false,
-    disabledCommands: ["STARTTLS", "AUTH"],
-    logger: false,
-    onRcptTo(_address, _session, callback) {
-      if (mode === "refuse") callback(smtpError("Relaying denied", 554));
-      else if (mode === "busy") callback(smtpError("Try again later", 451));
-      else callback();
-    },
-    onData(stream, session, callback) {
-      void simpleParser(stream).then((mail) => {
-        for (const to of session.envelope.rcptTo) delivered.set(to.address, mail.text ?? "");
-        callback();
-      }, callback);
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.server.address() as AddressInfo;
+  relay = await startSmtpRelay(() =>
+    mode === "refuse"
+      ? { code: 554, message: "Relaying denied" }
+      : mode === "busy"
+        ? { code: 451, message: "Try again later" }
+        : null,
+  );
   // The service's own mailer, chosen by configuration as in production.
-  setSetting("SMTP_URL", `smtp://127.0.0.1:${port}`);
+  setSetting("SMTP_URL", `smtp://127.0.0.1:${relay.port}`);
 });
 
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => relay.close());
 
 const uniqueIp = () => `198.51.100.${randomBytes(1)[0]}-${randomBytes(4).toString("hex")}`;
 const pair = (setCookie: string) => setCookie.split(";")[0] ?? "";
@@ -113,7 +95,7 @@ describe("sign-in when the mail provider does not take the mail", () => {
       path: "/login",
       query: { returnUrl: CONTINUE_PATH, email, error: "mail_failed" },
     });
-    expect(delivered.has(email)).toBe(false);
+    expect(relay.delivered.has(email)).toBe(false);
     // Nothing that could sign in was left behind, and the address's mail
     // limits were given back; the client address's request still counts.
     expect(await openChallenges(email)).toBe(0);
@@ -126,7 +108,7 @@ describe("sign-in when the mail provider does not take the mail", () => {
     const sent = await handleLoginRequest(formPost("/login/request", form, cookie, clientIp));
     expect(landing(sent).query).toEqual({ returnUrl: CONTINUE_PATH, email, sent: "1" });
     expect(await mailCounts(email, clientIp)).toEqual({ addressMinute: 1, address: 1, client: 2 });
-    const code = /^\d{6}$/m.exec(delivered.get(email) ?? "")?.[0] ?? "";
+    const code = /^\d{6}$/m.exec(relay.delivered.get(email) ?? "")?.[0] ?? "";
     expect(code).toMatch(/^\d{6}$/);
 
     const signedIn = await handleLoginCode(
@@ -162,12 +144,12 @@ describe("sign-in when the mail provider does not take the mail", () => {
     });
     const open = await db().loginChallenge.findMany({ where: { email, consumedAt: null } });
     expect(open.map((challenge) => challenge.id)).toEqual([first.id]);
-    const code = /^\d{6}$/m.exec(delivered.get(email) ?? "")?.[0] ?? "";
+    const code = /^\d{6}$/m.exec(relay.delivered.get(email) ?? "")?.[0] ?? "";
     expect(await verifyLoginPin({ ...request, pin: code })).toMatchObject({ status: "ok" });
   });
 
   it("a relay that cannot be reached (closed port): the same screen state, nothing left open", async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await relay.close();
     const email = uniqueEmail("unreachable");
     const clientIp = uniqueIp();
     const answer = await handleLoginRequest(formPost("/login/request", { email }, "", clientIp));

@@ -8,6 +8,7 @@ import { hostedFlowAcrossInstances } from "./hosted-flow";
 import { checkAppliedOnce, migrateCommandsAtOnce } from "./migrations";
 import { codeRedeemedOnce, rateLimitsAreGlobal, revocationIsImmediate } from "./shared-state";
 import type { ClusterContext } from "./types";
+import { promiseLedger } from "../lib/promises";
 
 /**
  * Several instances behind a real proxy (`npm run test:cluster`, part of
@@ -23,10 +24,7 @@ import type { ClusterContext } from "./types";
 const INSTANCES = 3;
 const CODE_ROUNDS = 5;
 
-const failures: string[] = [];
-const check = (ok: boolean, message: string) => {
-  if (!ok) failures.push(message);
-};
+const { failures, check, exit: exitWithVerdict } = promiseLedger();
 
 async function step(name: string, body: (log: (line: string) => void) => Promise<void>) {
   const before = failures.length;
@@ -126,13 +124,7 @@ async function main() {
     await server?.release();
     await redis?.close();
   }
-  if (failures.length > 0) {
-    console.error(`\nFAILED (${failures.length}):`);
-    for (const failure of failures.slice(0, 40)) console.error(`  ${failure}`);
-    process.exit(1);
-  }
-  console.log("\nall promises kept");
-  process.exit(0);
+  exitWithVerdict("all promises kept");
 }
 
 main().catch((error: unknown) => {

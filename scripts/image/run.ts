@@ -10,6 +10,7 @@ import { REPO_ROOT } from "../lib/database";
 import { sleep } from "../lib/load-client";
 import { ensureBuild, exitOf } from "../lib/service-process";
 import { readImageStart, type ImageStart } from "./dockerfile";
+import { promiseLedger } from "../lib/promises";
 
 /**
  * The image's start, without a container engine (`npm run test:image`, part of
@@ -24,10 +25,7 @@ import { readImageStart, type ImageStart } from "./dockerfile";
  * written in the README ("Deploy it").
  */
 
-const failures: string[] = [];
-const check = (ok: boolean, message: string) => {
-  if (!ok) failures.push(message);
-};
+const { check, exit: exitWithVerdict } = promiseLedger();
 
 /** The app service's environment in compose.yaml. */
 async function composeAppEnvironment(): Promise<Record<string, string>> {
@@ -182,13 +180,7 @@ async function main() {
     }
     await server?.release();
   }
-  if (failures.length > 0) {
-    console.error(`\nFAILED (${failures.length}):`);
-    for (const failure of failures) console.error(`  ${failure}`);
-    process.exit(1);
-  }
-  console.log("\nthe image's command serves as its unprivileged user");
-  process.exit(0);
+  exitWithVerdict("the image's command serves as its unprivileged user");
 }
 
 main().catch((error: unknown) => {

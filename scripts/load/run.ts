@@ -10,6 +10,7 @@ import { clusterThroughput } from "./cluster";
 import { browserScreensDuringOutage, upstreamFaults, type FaultResult } from "./faults";
 import { startRunRedis } from "./redis";
 import { mintCodes, oneRequest, setUpPopulation, Stats, type Population } from "./traffic";
+import { promiseLedger } from "../lib/promises";
 
 /**
  * Load and faults (prints a report; exits non-zero when a promise is broken):
@@ -40,10 +41,7 @@ const USERS = short ? 6 : 20;
 /** After PostgreSQL is back and /healthz says so, connections may still be re-opening. */
 const RECONNECT_GRACE_MS = 2_000;
 
-const failures: string[] = [];
-const check = (ok: boolean, message: string) => {
-  if (!ok) failures.push(message);
-};
+const { failures, check, exit: exitWithVerdict } = promiseLedger();
 
 function seeded(seed: number) {
   let state = seed >>> 0;
@@ -249,13 +247,7 @@ async function main() {
     await redis.close();
     await bank.close();
   }
-  if (failures.length > 0) {
-    console.error(`\nFAILED (${failures.length}):`);
-    for (const failure of failures.slice(0, 40)) console.error(`  ${failure}`);
-    process.exit(1);
-  }
-  console.log("\nall promises kept");
-  process.exit(0);
+  exitWithVerdict("all promises kept");
 }
 
 const run = process.argv.includes("--cluster")

@@ -1,3 +1,5 @@
+import { ChartFigure } from "./chart-figure";
+
 /**
  * The funnel: one bar per step, as long as the share of started flows that
  * reached it. Labels and figures are page text, so they keep the page's size
@@ -24,13 +26,12 @@ export function FunnelChart(props: {
   const { id, rows } = props;
   const top = Math.max(1, rows[0]?.count ?? 0);
   return (
-    <div className="chart funnel-chart" role="img" aria-labelledby={`${id}-title ${id}-desc`}>
-      <span id={`${id}-title`} className="visually-hidden">
-        {props.title}
-      </span>
-      <span id={`${id}-desc`} className="visually-hidden">
-        {props.description}
-      </span>
+    <ChartFigure
+      id={id}
+      className="funnel-chart"
+      title={props.title}
+      description={props.description}
+    >
       {rows.map((row) => {
         const share = (Math.min(row.count, top) / top) * 100;
         return (
@@ -45,6 +46,6 @@ export function FunnelChart(props: {
           </div>
         );
       })}
-    </div>
+    </ChartFigure>
   );
 }

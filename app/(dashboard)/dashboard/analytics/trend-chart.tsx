@@ -1,3 +1,5 @@
+import { ChartFigure } from "./chart-figure";
+
 /**
  * Flows started and approved per day (or hour): two lines with a value axis
  * and the first, middle and last date. The lines are an SVG stretched to the
@@ -44,13 +46,12 @@ export function TrendChart(props: {
   // when there is one, else the one just before it.
   const marked = [...new Set([0, Math.floor((points - 1) / 2), points - 1])];
   return (
-    <div className="chart trend-chart" role="img" aria-labelledby={`${id}-title ${id}-desc`}>
-      <span id={`${id}-title`} className="visually-hidden">
-        {props.title}
-      </span>
-      <span id={`${id}-desc`} className="visually-hidden">
-        {props.description}
-      </span>
+    <ChartFigure
+      id={id}
+      className="trend-chart"
+      title={props.title}
+      description={props.description}
+    >
       <div className="trend-plot" aria-hidden="true">
         <div className="trend-y">
           {ticks.map((tick) => (
@@ -82,6 +83,6 @@ export function TrendChart(props: {
           ))}
         </div>
       </div>
-    </div>
+    </ChartFigure>
   );
 }
