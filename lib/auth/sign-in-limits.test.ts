@@ -124,6 +124,20 @@ describe.each([
   });
 });
 
+describe("a request that started in a window the clock has since left", () => {
+  it("is still counted against that window's earlier mails", async () => {
+    // A slow request carries its start time past the end of its window: the
+    // clearing of finished windows must not have thrown that window's count away.
+    const email = uniqueEmail("late");
+    const lastMinute = new Date((Math.floor(Date.now() / MINUTE) - 1) * MINUTE + 30_000);
+    const first = await requestLoginChallenge(loginRequest({ email, now: lastMinute }));
+    const late = await requestLoginChallenge(loginRequest({ email, now: later(lastMinute, 1000) }));
+    expect(first).toEqual({ status: "sent" });
+    expect(late).toMatchObject({ status: "throttled" });
+    expect(await countMails(email)).toBe(1);
+  });
+});
+
 describe("concurrent sign-in requests cannot overshoot a limit", () => {
   it("sends one mail for ten simultaneous requests for one address", async () => {
     const email = uniqueEmail("burst");

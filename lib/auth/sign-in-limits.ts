@@ -100,6 +100,9 @@ export async function returnUnsentLoginMail(request: { email: string; now: Date 
   }
 }
 
+/** How long a finished window's counters are kept: far longer than any request runs. */
+const FINISHED_WINDOWS_KEPT_MS = 60 * 60_000;
+
 /**
  * A fixed-window counter (aligned to the epoch like the rate-limit store's),
  * incremented by one atomic INSERT … ON CONFLICT DO UPDATE … RETURNING (what
@@ -119,10 +122,14 @@ async function countInWindow(
     update: { count: { increment: 1 } },
     select: { count: true },
   });
-  // The first count of a window clears the windows that are over (by the wall
-  // clock, not `now`, which tests move).
+  // The first count of a window clears the windows that have long been over
+  // (by the wall clock, not `now`, which tests move). Not the one that just
+  // ended: a request that started in it and is still running counts there,
+  // and would find its window's count gone and start again from one.
   if (counter.count === 1) {
-    await db().signInCounter.deleteMany({ where: { expiresAt: { lt: new Date() } } });
+    await db().signInCounter.deleteMany({
+      where: { expiresAt: { lt: new Date(Date.now() - FINISHED_WINDOWS_KEPT_MS) } },
+    });
   }
   if (counter.count <= limit.limit) return null;
   return { status: "throttled", retryAfterSeconds: retryAfter(resetsAt, now) };
