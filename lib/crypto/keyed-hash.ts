@@ -79,7 +79,7 @@ export function keyedHash(
 /**
  * Every hash `value` may be stored under: the current secret's first, then the
  * previous secret's while a rotation is under way. For lookups by hash
- * (`WHERE "keyHash" = ANY(...)`).
+ * (`WHERE "keyHash" IN (...)`, lib/db/sql.ts `isOneOf`).
  */
 export function keyedHashCandidates(
   purpose: KeyedHashPurpose,

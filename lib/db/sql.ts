@@ -33,6 +33,21 @@ export function sql(strings: TemplateStringsArray, ...values: unknown[]): SqlFra
 export const EMPTY_SQL = new SqlFragment([""], []);
 
 /**
+ * `column = $1`, or `column IN ($1, $2)` for several values: a list whose
+ * length is part of the statement, unlike `column = ANY($1)`. For an array
+ * parameter, a generic plan cannot know the length and assumes ten
+ * elements; on a large table that plan looks costlier than the ones made
+ * for the actual values, so PostgreSQL would plan the statement again on
+ * every run instead of keeping one plan per connection.
+ */
+export function isOneOf(column: SqlFragment, values: readonly unknown[]): SqlFragment {
+  if (values.length === 0) return sql`FALSE`;
+  if (values.length === 1) return new SqlFragment(["", " = ", ""], [column, values[0]]);
+  const separators = values.slice(1).map(() => ", ");
+  return new SqlFragment(["", " IN (", ...separators, ")"], [column, ...values]);
+}
+
+/**
  * The columns are `timestamp(3)` without a time zone holding UTC, as Prisma
  * writes them: a Date goes in as its UTC wall time (PostgreSQL drops the
  * `Z` when it casts to `timestamp`), and comes out read as UTC, never as the

@@ -1,6 +1,6 @@
 import { recordKeyRevoked } from "../audit/api-keys";
 import { db } from "../db/client";
-import { queryOne, sql } from "../db/sql";
+import { isOneOf, queryOne, sql } from "../db/sql";
 import { keyedHash, keyedHashCandidates } from "../crypto/keyed-hash";
 import { randomToken } from "../crypto/random";
 
@@ -80,7 +80,7 @@ export async function findActiveApiKey(
           JOIN "User" u ON u."id" = t."userId"
           JOIN "Client" c ON c."id" = k."clientId"
           LEFT JOIN "Partner" p ON p."id" = c."partnerId"
-         WHERE k."keyHash" = ANY(${apiKeyHashCandidates(key)}::text[])
+         WHERE ${isOneOf(sql`k."keyHash"`, apiKeyHashCandidates(key))}
            AND k."revokedAt" IS NULL
            AND k."expiresAt" > ${now}`,
   );

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { keyIssuedColumns, recordKeyRevoked } from "../audit/api-keys";
 import { db, type Prisma } from "../db/client";
-import { queryOne, sql } from "../db/sql";
+import { isOneOf, queryOne, sql } from "../db/sql";
 import { keyedHash, keyedHashCandidates } from "../crypto/keyed-hash";
 import { randomToken } from "../crypto/random";
 import { mintApiKey, type MintedKey } from "../keys/mint";
@@ -115,7 +115,7 @@ async function consumeAndMint(
          SET "consumedAt" = ${now},
              "apiKeyId" = CASE WHEN c."codeChallenge" = ${challenge}::text THEN ${key.id}::uuid END
         FROM "Tenant" t
-       WHERE c."codeHash" = ANY(${codeHashCandidates(request.code)}::text[])
+       WHERE ${isOneOf(sql`c."codeHash"`, codeHashCandidates(request.code))}
          AND c."clientId" = ${request.clientId}
          AND (${request.redirectUri}::text IS NULL OR c."redirectUri" = ${request.redirectUri}::text)
          AND c."consumedAt" IS NULL

@@ -17,6 +17,13 @@ export interface Measurement {
   failed: number;
   statuses: number[];
   cpuMs?: number;
+  /** The database server's CPU milliseconds per request (all of it: other work counts too). */
+  databaseCpuMs?: number;
+  /**
+   * The share of one core the load generator (this process) was busy: near
+   * 1, the client, not the server, set the pace, and the row says so.
+   */
+  clientBusy: number;
   /** CLOCK_MONOTONIC microseconds (the clock of V8 CPU profiles), for profile-summary.ts. */
   window: { startUs: number; endUs: number };
 }
@@ -26,6 +33,8 @@ export interface MeasureOptions {
   concurrency: number;
   maxRequests?: number;
   pid?: number;
+  /** The database server's process id, to count its CPU per request. */
+  databasePid?: number;
 }
 
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
@@ -40,6 +49,8 @@ export async function measure(
   let failed = 0;
   let exhausted = false;
   const cpuBefore = processTreeCpuMs(options.pid);
+  const clientBefore = process.cpuUsage();
+  const databaseBefore = processTreeCpuMs(options.databasePid);
   const startUs = monotonicUs();
   const started = performance.now();
   const stopAt = started + options.durationMs;
@@ -64,7 +75,10 @@ export async function measure(
   const seconds = (performance.now() - started) / 1000;
   const endUs = monotonicUs();
   const cpuAfter = processTreeCpuMs(options.pid);
+  const client = process.cpuUsage(clientBefore);
+  const databaseAfter = processTreeCpuMs(options.databasePid);
   return {
+    clientBusy: (client.user + client.system) / 1000 / (seconds * 1000),
     rps: latencies.count / seconds,
     p50: latencies.percentile(50),
     p99: latencies.percentile(99),
@@ -73,6 +87,9 @@ export async function measure(
     statuses: [...statuses].sort(),
     ...(cpuBefore !== null && cpuAfter !== null && latencies.count > 0
       ? { cpuMs: (cpuAfter - cpuBefore) / latencies.count }
+      : {}),
+    ...(databaseBefore !== null && databaseAfter !== null && latencies.count > 0
+      ? { databaseCpuMs: (databaseAfter - databaseBefore) / latencies.count }
       : {}),
     window: { startUs, endUs },
   };

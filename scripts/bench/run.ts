@@ -30,6 +30,7 @@ import { BIG_ACCOUNT_ROWS, seedBigAccount } from "./big-account";
 import { fixed, measure, table, type Measurement, type Row } from "./measure";
 import { BENCH_CLIENT } from "./oidc-provider/client";
 import { screenWeights, weighHtml } from "./screens";
+import { databaseServerPid, settleDatabase } from "./settle";
 import { connectShop, forgetHistory } from "./shop";
 
 /**
@@ -107,6 +108,11 @@ interface Endpoint {
   status?: number;
   note?: string;
 }
+
+/** CPU per request of the server and of PostgreSQL, and how busy the load generator was. */
+const describeCpu = (run: Measurement) =>
+  `${fixed(run.cpuMs, 2)} ms CPU each, PostgreSQL ${fixed(run.databaseCpuMs, 2)} ms, ` +
+  `load generator ${(100 * run.clientBusy).toFixed(0)}% busy`;
 
 const popper =
   (
@@ -308,10 +314,14 @@ async function main() {
     const constantServer = { http: bareHttp(constant.origin), pid: constant.pid };
 
     const timed = { durationMs: DURATION_MS, concurrency: CONCURRENCY };
+    const databasePid = await databaseServerPid(service.databaseUrl);
     const warm = { durationMs: WARMUP_MS, concurrency: CONCURRENCY };
     const run = async (server: Server, request: () => HttpRequest | null, spends = false) => {
+      const settledMs = await settleDatabase(service.databaseUrl);
+      if (settledMs > 500)
+        log(`  waited ${(settledMs / 1000).toFixed(1)} s for autovacuum to finish`);
       await measure(server.http, request, spends ? { ...warm, maxRequests: WARM_CODES } : warm);
-      return measure(server.http, request, { ...timed, pid: server.pid });
+      return measure(server.http, request, { ...timed, pid: server.pid, databasePid });
     };
     const rows: Row[] = [];
     const windows: { name: string; requests: number; startUs: number; endUs: number }[] = [];
@@ -346,7 +356,8 @@ async function main() {
         ...(endpoint.note ? { note: endpoint.note } : {}),
       });
       log(
-        `  the service answered ${serviceRun.count} requests, ${serviceRun.cpuMs?.toFixed(2) ?? "?"} ms CPU each`,
+        `  the service answered ${serviceRun.count} requests: ${describeCpu(serviceRun)}` +
+          (same ? `; the baseline: ${describeCpu(same.run)}` : ""),
       );
     }
 
@@ -460,6 +471,7 @@ async function measureSync(
     count: SYNC_SAMPLES,
     failed: 0,
     statuses: [200],
+    clientBusy: 0,
     window: { startUs: 0, endUs: 0 },
   };
   return {
