@@ -1,7 +1,9 @@
-import { request as httpRequest } from "node:http";
+import { createServer, request as httpRequest } from "node:http";
+import type { AddressInfo } from "node:net";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acceptsGzip, COMPRESS_FROM_BYTES } from "../scripts/lib/direct-lane";
+import { jsonResponse } from "../lib/http/respond";
+import { acceptsGzip, answerDirectly, COMPRESS_FROM_BYTES } from "../scripts/lib/direct-lane";
 import { observedJourney } from "./observed-journey";
 import { startObservedServer, type ObservedServer } from "./observed-server";
 
@@ -100,5 +102,48 @@ describe("acceptsGzip", () => {
     expect(acceptsGzip("*;q=0")).toBe(false);
     expect(acceptsGzip("br, deflate")).toBe(false);
     expect(acceptsGzip("identity")).toBe(false);
+  });
+});
+
+describe("a direct route's answer", () => {
+  /** Answers every request from `handler` through the direct lane; resolves the answer's Response too. */
+  async function serveOnce(handler: () => Response) {
+    let made: Response | undefined;
+    const lane = createServer((request, response) => {
+      void answerDirectly(
+        request,
+        response,
+        {
+          handler: async () => {
+            made = handler();
+            return made;
+          },
+          params: {},
+        },
+        "http://localhost",
+      );
+    });
+    await new Promise<void>((resolve) => lane.listen(0, "127.0.0.1", resolve));
+    const { port } = lane.address() as AddressInfo;
+    try {
+      const answer = await fetch(`http://127.0.0.1:${port}/`);
+      return { answer, text: await answer.text(), made: made! };
+    } finally {
+      lane.close();
+    }
+  }
+
+  it("is written from the JSON text it was made with, its stream left unread", async () => {
+    const { answer, text, made } = await serveOnce(() => jsonResponse({ hello: "wörld" }));
+    expect(text).toBe('{"hello":"wörld"}');
+    expect(Number(answer.headers.get("content-length"))).toBe(Buffer.byteLength(text));
+    expect(answer.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(made.bodyUsed).toBe(false);
+  });
+
+  it("is read from its stream when it was made otherwise", async () => {
+    const { text, made } = await serveOnce(() => new Response("plain text", { status: 202 }));
+    expect(text).toBe("plain text");
+    expect(made.bodyUsed).toBe(true);
   });
 });

@@ -1,11 +1,24 @@
 import { API_CSP } from "./security-headers";
 
+/**
+ * The text of each JSON answer made here, by its Response: the service's
+ * HTTP server writes a direct route's answer from it instead of reading it
+ * back out of the Response's stream (docs/edge.md, "Direct routes").
+ */
+const jsonTexts = new WeakMap<Response, string>();
+
+/** The JSON text `response` was made with by jsonResponse, if it was. */
+export const jsonTextOf = (response: Response): string | undefined => jsonTexts.get(response);
+
 /** A JSON response with the API baseline: nothing may load, nothing may frame it. */
 export function jsonResponse(body: unknown, init: ResponseInit = {}): Response {
   const headers = new Headers(init.headers);
   headers.set("Content-Type", "application/json; charset=utf-8");
   if (!headers.has("Content-Security-Policy")) headers.set("Content-Security-Policy", API_CSP);
-  return new Response(JSON.stringify(body), { ...init, headers });
+  const text = JSON.stringify(body);
+  const response = new Response(text, { ...init, headers });
+  jsonTexts.set(response, text);
+  return response;
 }
 
 export const NO_STORE = { "Cache-Control": "no-store" } as const;

@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { Latencies, runWorkers, type HttpClient, type HttpRequest } from "../lib/load-client";
-import { processTreeCpuMs } from "./process-cpu";
+import { cpuUsedBetween, processTreeCpu } from "./process-cpu";
 
 /**
  * One measurement: requests at a fixed concurrency for a fixed time, with
@@ -17,7 +17,7 @@ export interface Measurement {
   failed: number;
   statuses: number[];
   cpuMs?: number;
-  /** The database server's CPU milliseconds per request (all of it: other work counts too). */
+  /** The database server's CPU milliseconds per request (all its processes, whatever they did). */
   databaseCpuMs?: number;
   /**
    * The share of one core the load generator (this process) was busy: near
@@ -48,9 +48,9 @@ export async function measure(
   const statuses = new Set<number>();
   let failed = 0;
   let exhausted = false;
-  const cpuBefore = processTreeCpuMs(options.pid);
+  const cpuBefore = processTreeCpu(options.pid);
   const clientBefore = process.cpuUsage();
-  const databaseBefore = processTreeCpuMs(options.databasePid);
+  const databaseBefore = processTreeCpu(options.databasePid);
   const startUs = monotonicUs();
   const started = performance.now();
   const stopAt = started + options.durationMs;
@@ -74,9 +74,9 @@ export async function measure(
   );
   const seconds = (performance.now() - started) / 1000;
   const endUs = monotonicUs();
-  const cpuAfter = processTreeCpuMs(options.pid);
+  const cpuAfter = processTreeCpu(options.pid);
   const client = process.cpuUsage(clientBefore);
-  const databaseAfter = processTreeCpuMs(options.databasePid);
+  const databaseAfter = processTreeCpu(options.databasePid);
   return {
     clientBusy: (client.user + client.system) / 1000 / (seconds * 1000),
     rps: latencies.count / seconds,
@@ -86,10 +86,10 @@ export async function measure(
     failed,
     statuses: [...statuses].sort(),
     ...(cpuBefore !== null && cpuAfter !== null && latencies.count > 0
-      ? { cpuMs: (cpuAfter - cpuBefore) / latencies.count }
+      ? { cpuMs: cpuUsedBetween(cpuBefore, cpuAfter) / latencies.count }
       : {}),
     ...(databaseBefore !== null && databaseAfter !== null && latencies.count > 0
-      ? { databaseCpuMs: (databaseAfter - databaseBefore) / latencies.count }
+      ? { databaseCpuMs: cpuUsedBetween(databaseBefore, databaseAfter) / latencies.count }
       : {}),
     window: { startUs, endUs },
   };

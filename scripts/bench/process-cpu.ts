@@ -33,8 +33,11 @@ function readStat(pid: string): ProcStat | null {
   }
 }
 
-/** Milliseconds of CPU used so far by `rootPid` and its descendants, or null without /proc. */
-export function processTreeCpuMs(rootPid: number | undefined): number | null {
+/**
+ * CPU used so far by `rootPid` and each of its descendants, in milliseconds
+ * by process id, or null without /proc.
+ */
+export function processTreeCpu(rootPid: number | undefined): Map<number, number> | null {
   if (rootPid === undefined) return null;
   let entries: string[];
   try {
@@ -51,11 +54,23 @@ export function processTreeCpuMs(rootPid: number | undefined): number | null {
   }
   const root = stats.find((stat) => stat.pid === rootPid);
   if (!root) return null;
-  let ticks = 0;
+  const tree = new Map<number, number>();
   const queue = [root];
   for (let current = queue.pop(); current; current = queue.pop()) {
-    ticks += current.ticks;
+    tree.set(current.pid, (current.ticks * 1000) / TICKS_PER_SECOND);
     queue.push(...(children.get(current.pid) ?? []));
   }
-  return (ticks * 1000) / TICKS_PER_SECOND;
+  return tree;
+}
+
+/**
+ * The CPU a process tree used between two readings: the growth of each
+ * process seen at both, and all of each process started since. A process
+ * that ended in between (a database worker) takes its time with it, which a
+ * difference of the two sums would count as negative.
+ */
+export function cpuUsedBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let used = 0;
+  for (const [pid, ms] of after) used += ms - (before.get(pid) ?? 0);
+  return used;
 }

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { promisify } from "node:util";
 import { gzip } from "node:zlib";
 import type { DirectHandler } from "../../lib/api/direct-routes";
+import { jsonTextOf } from "../../lib/http/respond";
 
 const gzipAsync = promisify(gzip);
 
@@ -51,7 +52,13 @@ export async function answerDirectly(
     new Request(origin + (request.url ?? "/"), { method, headers, body }),
     { params: Promise.resolve(route.params) },
   );
-  let bytes = answer.body ? Buffer.from(await answer.arrayBuffer()) : null;
+  const text = jsonTextOf(answer);
+  let bytes =
+    text !== undefined
+      ? Buffer.from(text)
+      : answer.body
+        ? Buffer.from(await answer.arrayBuffer())
+        : null;
   response.setHeader("vary", "Accept-Encoding");
   if (
     bytes &&
