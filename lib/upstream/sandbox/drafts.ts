@@ -89,12 +89,28 @@ export function profileOf(account: SandboxAccount): AccountProfile {
   };
 }
 
+/**
+ * The accounts drawn for counterparties, by country and name. A draw is
+ * seeded by both, so it is the same every time; a shop's card acquirer
+ * alone settles some fifteen batches a day, and drawing its IBAN again for
+ * each was an eighth of a first ingest's CPU.
+ */
+const counterparties = new Map<string, Readonly<Counterparty>>();
+const COUNTERPARTIES_KEPT = 10_000;
+
 /** A counterparty with a valid IBAN at one of the country's banks, stable per name. */
 export function counterpartyAccount(account: SandboxAccount, name: string): Counterparty {
-  const random = seededRandom("counterparty", account.country, name);
-  const bank = random.pick(SANDBOX_BANKS.filter((each) => each.country === account.country));
-  const bban = randomBban(account.country, bank.bankCode, random);
-  return { name, iban: toIban(account.country, bban), bban, bic: bank.bic };
+  const key = `${account.country}|${name}`;
+  let found = counterparties.get(key);
+  if (!found) {
+    const random = seededRandom("counterparty", account.country, name);
+    const bank = random.pick(SANDBOX_BANKS.filter((each) => each.country === account.country));
+    const bban = randomBban(account.country, bank.bankCode, random);
+    found = Object.freeze({ name, iban: toIban(account.country, bban), bban, bic: bank.bic });
+    if (counterparties.size >= COUNTERPARTIES_KEPT) counterparties.clear();
+    counterparties.set(key, found);
+  }
+  return found;
 }
 
 const merchant = (name: string): Counterparty => ({ name, iban: null, bban: null, bic: null });

@@ -2,7 +2,15 @@ import type { UpstreamBalance } from "../types";
 import type { SandboxAccount } from "./accounts";
 import { businessDay, merchantDay } from "./business-day";
 import { isPayday, paydayOnOrBefore, toIsoDay } from "./calendar";
-import { counterpartyAccount, draft, profileOf, toLocalMinor, type Draft } from "./drafts";
+import {
+  counterpartyAccount,
+  draft,
+  profileOf,
+  toLocalMinor,
+  type AccountProfile,
+  type DayDrafts,
+  type Draft,
+} from "./drafts";
 import { MERCHANTS } from "./merchants";
 import { personalDay } from "./personal-day";
 import { savingsBalanceAtEndOf, savingsDay, savingsProfileOf } from "./savings-day";
@@ -45,6 +53,32 @@ function sweepDraft(account: SandboxAccount, amountMinor: number): Draft {
   });
 }
 
+/**
+ * The drafts of recent days, by account and day. A day's drafts depend only
+ * on the account and the day, and every block of a ledger (transactions.ts)
+ * starts up to two paydays early to fix its opening balance, so consecutive
+ * blocks generate the same days again: kept here, a paging read generates
+ * each day once.
+ */
+const days = new Map<string, DayDrafts>();
+const DAYS_KEPT = 2_000;
+
+function dayOf(
+  account: SandboxAccount,
+  profile: AccountProfile,
+  day: number,
+  generate: (account: SandboxAccount, profile: AccountProfile, day: number) => DayDrafts,
+): DayDrafts {
+  const key = `${account.seed}|${account.kind}|${day}`;
+  let drafts = days.get(key);
+  if (!drafts) {
+    drafts = generate(account, profile, day);
+    if (days.size >= DAYS_KEPT) days.clear();
+    days.set(key, drafts);
+  }
+  return drafts;
+}
+
 function sweptLedger(account: SandboxAccount, fromDay: number, toDay: number): Ledger {
   const profile = profileOf(account);
   const daysOf =
@@ -58,7 +92,7 @@ function sweptLedger(account: SandboxAccount, fromDay: number, toDay: number): L
   const entries: LedgerEntry[] = [];
   let balance = profile.targetMinor;
   for (let day = start; day <= toDay; day += 1) {
-    const { beforeSweep, afterSweep } = daysOf(account, profile, day);
+    const { beforeSweep, afterSweep } = dayOf(account, profile, day, daysOf);
     if (day === start) {
       // Only the sweep's result is known on the first day; it is never shown.
       balance = profile.targetMinor + afterSweep.reduce((sum, d) => sum + d.amountMinor, 0);

@@ -6,6 +6,8 @@ import {
   denySandboxAuthorization,
   describeSandboxAuthorization,
 } from "./consent";
+import { findSandboxAccount } from "./accounts";
+import { counterpartyAccount } from "./drafts";
 import { isValidIban } from "./iban";
 import { sandboxUpstream } from "./index";
 
@@ -244,5 +246,22 @@ describe("the same person at the same bank", () => {
         (transaction) => transaction.entryReference,
       );
     expect(await references(b)).toEqual(await references(a));
+  });
+});
+
+describe("counterparty accounts", () => {
+  it("are the same for a name every time, valid, and cannot be changed by a caller", async () => {
+    const session = await connect();
+    const account = findSandboxAccount(session.accounts[0]?.uid ?? "");
+    if (!account) throw new Error("no account");
+    const first = counterpartyAccount(account, "Nets Denmark");
+    const again = counterpartyAccount(account, "Nets Denmark");
+    expect(again).toEqual(first);
+    expect(isValidIban(first.iban ?? "")).toBe(true);
+    expect(counterpartyAccount(account, "Another Shop ApS").iban).not.toBe(first.iban);
+    expect(() => {
+      (first as { iban: string | null }).iban = "DK0000000000000000";
+    }).toThrow(TypeError);
+    expect(counterpartyAccount(account, "Nets Denmark").iban).toBe(again.iban);
   });
 });
