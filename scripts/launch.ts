@@ -3,6 +3,7 @@ import path from "node:path";
 import { disconnectDb } from "../lib/db/client";
 import { checkSettings, EnvError } from "../lib/env";
 import { flushKeyUsesOnShutdown } from "../lib/keys/last-use";
+import { accessMailsSettled } from "../lib/oauth/access-mail";
 import { distDir, resolveDatabase, REPO_ROOT, type ResolvedDatabase } from "./lib/database";
 import { serveNext, type RunningServer } from "./lib/http-server";
 import { applyMigrations } from "./lib/migrations";
@@ -88,8 +89,10 @@ async function main() {
     if (stopping) return;
     stopping = true;
     await server?.close().catch(() => undefined);
-    // The API keys' last uses noted since the last flush (lib/keys/last-use.ts).
+    // The API keys' last uses noted since the last flush (lib/keys/last-use.ts), and the
+    // access-granted mails still waiting for their batch (lib/oauth/access-mail.ts).
     await flushKeyUsesOnShutdown();
+    await accessMailsSettled();
     await disconnectDb().catch(() => undefined);
     if (database?.embedded) {
       log("stopping the embedded PostgreSQL");

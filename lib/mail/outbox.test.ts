@@ -36,4 +36,20 @@ describe("the local outbox", () => {
     expect(await findLastMessage(to)).toMatchObject({ subject: "plain", link: null, code: null });
     expect(await findLastMessage(uniqueEmail("nobody"))).toBeNull();
   });
+
+  it("stores several messages in one go, each with its own fields", async () => {
+    const [first, second] = [uniqueEmail("outbox"), uniqueEmail("outbox")];
+    await new OutboxMailer().sendMany([
+      message(first, "one"),
+      { to: second, subject: "two", text: "2", html: "<p>2</p>" },
+    ]);
+    expect(await findLastMessage(first)).toMatchObject({ ...message(first, "one"), to: first });
+    expect(await findLastMessage(second)).toMatchObject({
+      subject: "two",
+      text: "2",
+      link: null,
+      code: null,
+    });
+    await new OutboxMailer().sendMany([]);
+  });
 });

@@ -24,6 +24,24 @@ export class OutboxMailer implements Mailer {
     // Neither the link nor the code is logged, only where to find them (docs/security.md).
     log.info("mail.stored_in_outbox", { read_with: "npm run admin -- mail last --to <address>" });
   }
+
+  /** Every message in one statement. */
+  async sendMany(messages: readonly MailMessage[]): Promise<void> {
+    if (messages.length === 0) return;
+    const column = (pick: (message: MailMessage) => string | null) => messages.map(pick);
+    await query(
+      sql`INSERT INTO "OutboxMessage" ("id", "to", "subject", "text", "html", "link", "code")
+          SELECT gen_random_uuid(), m."to", m."subject", m."text", m."html", m."link", m."code"
+            FROM unnest(${column((m) => m.to)}::text[], ${column((m) => m.subject)}::text[],
+                        ${column((m) => m.text)}::text[], ${column((m) => m.html)}::text[],
+                        ${column((m) => m.link ?? null)}::text[], ${column((m) => m.code ?? null)}::text[])
+                 AS m("to", "subject", "text", "html", "link", "code")`,
+    );
+    log.info("mail.stored_in_outbox", {
+      messages: messages.length,
+      read_with: "npm run admin -- mail last --to <address>",
+    });
+  }
 }
 
 export interface OutboxEntry {

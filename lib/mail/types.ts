@@ -25,4 +25,9 @@ export interface Mailer {
   readonly name: string;
   /** Resolves once the message is accepted; rejects with a MailError otherwise. */
   send(message: MailMessage): Promise<void>;
+  /**
+   * Several messages at once, all or none, where the implementation can do
+   * that in one step (the local outbox: one statement); otherwise absent.
+   */
+  sendMany?(messages: readonly MailMessage[]): Promise<void>;
 }

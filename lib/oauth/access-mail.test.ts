@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { db } from "../db/client";
 import { locales } from "../i18n/locales";
-import { findLastMessage } from "../mail";
+import { findLastMessage, mailer } from "../mail";
 import { renderAccessGrantedMail } from "../mail/templates/access-granted";
 import {
   createTestClient,
@@ -10,7 +10,7 @@ import {
   newVerifier,
   tokenRequest,
 } from "../../test/oauth-fixtures";
-import { accessMailsSettled, mailAccessGranted } from "./access-mail";
+import { accessMailsSettled, mailAccessGranted, mailAccessGrantedLater } from "./access-mail";
 import { handleTokenRequest } from "./token";
 
 describe("the mail that a partner was granted access", () => {
@@ -41,6 +41,44 @@ describe("the mail that a partner was granted access", () => {
     await accessMailsSettled();
     const mails = await db().outboxMessage.findMany({ where: { to: user.email } });
     expect(mails.filter((mail) => mail.link === null)).toHaveLength(1);
+  });
+
+  it("is sent for grants close together in one batch", async () => {
+    const client = await createTestClient();
+    const people = await Promise.all(
+      Array.from({ length: 5 }, async () => {
+        const { user } = await mintApiKey(client);
+        return user;
+      }),
+    );
+    await db().outboxMessage.deleteMany({ where: { to: { in: people.map((p) => p.email) } } });
+    const tenants = await db().tenant.findMany({
+      where: { userId: { in: people.map((p) => p.id) } },
+    });
+    const outbox = mailer();
+    if (!outbox.sendMany) throw new Error("the tests' mailer is the local outbox");
+    const sendMany = vi.spyOn(outbox as Required<typeof outbox>, "sendMany");
+    // Minted more than the quiet window ago, as far as this process remembers.
+    const later = Date.now() + 11 * 60_000;
+    const realNow = Date.now;
+    Date.now = () => later;
+    try {
+      for (const tenant of tenants) {
+        mailAccessGrantedLater({ tenantSubject: tenant.subject, partnerId: client.partnerId });
+      }
+    } finally {
+      Date.now = realNow;
+    }
+    await accessMailsSettled();
+    expect(sendMany).toHaveBeenCalledTimes(1);
+    expect(sendMany.mock.calls[0]?.[0].map((mail) => mail.to).sort()).toEqual(
+      people.map((person) => person.email).sort(),
+    );
+    const mails = await db().outboxMessage.findMany({
+      where: { to: { in: people.map((person) => person.email) } },
+    });
+    expect(mails).toHaveLength(5);
+    sendMany.mockRestore();
   });
 
   it("speaks the person's language", async () => {

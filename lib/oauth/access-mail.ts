@@ -1,50 +1,78 @@
-import { queryOne, sql } from "../db/sql";
+import { query, sql } from "../db/sql";
 import { getEnv } from "../env";
 import { defaultLocale, isLocale, type Locale } from "../i18n/locales";
 import { log } from "../log";
-import { mailer } from "../mail";
+import { mailer, type MailMessage } from "../mail";
 import { renderAccessGrantedMail } from "../mail/templates/access-granted";
 
-/**
- * Tells a person that a partner can now read their bank data, with the link
- * to "My access" where they end it (docs/account.md). Sent once the token
- * exchange has minted the key, in the background: the exchange neither
- * waits for it nor fails with it; a mail provider's hiccup is logged.
- * House clients (no partner) send nothing: the person is the reader.
- */
-export async function mailAccessGranted(input: {
+/** One grant to tell a person about: the tenant (person and partner) it was made for. */
+export interface AccessGrant {
   tenantSubject: string;
   partnerId: string | null;
-}): Promise<void> {
-  if (!input.partnerId) return;
-  // One round trip: this runs after every code exchange.
-  const tenant = await queryOne<{
-    email: string;
-    userLocale: string | null;
-    partnerName: string;
-    partnerDisplayName: string | null;
-    partnerLanguage: string | null;
-  }>(
-    sql`SELECT u."email", u."locale" AS "userLocale", p."name" AS "partnerName",
-               p."displayName" AS "partnerDisplayName", p."defaultLanguage" AS "partnerLanguage"
-          FROM "Tenant" t JOIN "User" u ON u."id" = t."userId" JOIN "Partner" p ON p."id" = t."partnerId"
-         WHERE t."subject" = ${input.tenantSubject}`,
-  );
-  if (!tenant) return;
-  const locale: Locale = isLocale(tenant.userLocale)
-    ? tenant.userLocale
-    : isLocale(tenant.partnerLanguage)
-      ? tenant.partnerLanguage
-      : defaultLocale;
-  const mail = await renderAccessGrantedMail({
-    locale,
-    partnerName: tenant.partnerDisplayName || tenant.partnerName,
-    accountUrl: `${getEnv().issuer}/account`,
-  });
-  await mailer().send({ to: tenant.email, ...mail });
 }
 
-const inFlight = new Set<Promise<void>>();
+interface GrantedTenant {
+  subject: string;
+  email: string;
+  userLocale: string | null;
+  partnerName: string;
+  partnerDisplayName: string | null;
+  partnerLanguage: string | null;
+}
+
+/**
+ * Tells each person that a partner can now read their bank data, with the
+ * link to "My access" where they end it (docs/account.md). One statement
+ * finds every grant's person and partner, and the local outbox stores all
+ * the mails in one more; a provider gets them one by one. House clients (no
+ * partner) send nothing: the person is the reader. Rejects when the mails
+ * could not be sent; the grants themselves stand.
+ */
+export async function mailAccessGrants(grants: readonly AccessGrant[]): Promise<void> {
+  const subjects = [
+    ...new Set(grants.filter((grant) => grant.partnerId).map((grant) => grant.tenantSubject)),
+  ];
+  if (subjects.length === 0) return;
+  // Once per batch, of any size: `= ANY` keeps one statement text (see docs/architecture.md).
+  const tenants = await query<GrantedTenant>(
+    sql`SELECT t."subject", u."email", u."locale" AS "userLocale", p."name" AS "partnerName",
+               p."displayName" AS "partnerDisplayName", p."defaultLanguage" AS "partnerLanguage"
+          FROM "Tenant" t JOIN "User" u ON u."id" = t."userId" JOIN "Partner" p ON p."id" = t."partnerId"
+         WHERE t."subject" = ANY(${subjects}::text[])`,
+  );
+  const accountUrl = `${getEnv().issuer}/account`;
+  const mails = await Promise.all(
+    tenants.map(async (tenant): Promise<MailMessage> => {
+      const locale: Locale = isLocale(tenant.userLocale)
+        ? tenant.userLocale
+        : isLocale(tenant.partnerLanguage)
+          ? tenant.partnerLanguage
+          : defaultLocale;
+      const mail = await renderAccessGrantedMail({
+        locale,
+        partnerName: tenant.partnerDisplayName || tenant.partnerName,
+        accountUrl,
+      });
+      return { to: tenant.email, ...mail };
+    }),
+  );
+  await sendAll(mails);
+}
+
+/** The same for one grant. */
+export const mailAccessGranted = (grant: AccessGrant) => mailAccessGrants([grant]);
+
+async function sendAll(mails: MailMessage[]): Promise<void> {
+  const sender = mailer();
+  if (sender.sendMany) return sender.sendMany(mails);
+  const results = await Promise.allSettled(mails.map((mail) => sender.send(mail)));
+  const failed = results.filter((result) => result.status === "rejected");
+  if (failed.length > 0) {
+    throw new Error(
+      `${failed.length} of ${mails.length} access-granted mails were not sent: ${String(failed[0]?.reason)}`,
+    );
+  }
+}
 
 /**
  * One mail per person and partner in this window: a partner that sends the
@@ -53,12 +81,34 @@ const inFlight = new Set<Promise<void>>();
  */
 export const GRANT_MAIL_QUIET_MS = 10 * 60_000;
 
-/** When each tenant (one person with one partner) was last mailed, per process. */
-const LAST_MAILED = Symbol.for("bank-connect.grant-mails");
-const lastMailed = ((globalThis as { [LAST_MAILED]?: Map<string, number> })[LAST_MAILED] ??=
-  new Map<string, number>());
+/** How long a grant waits for others to be mailed with: its exchange has long been answered. */
+export const GRANT_MAIL_BATCH_MS = 100;
+/** A batch this large is sent at once. */
+export const GRANT_MAIL_BATCH_SIZE = 100;
+
+/**
+ * Per process, on globalThis: the service's HTTP server (which answers the
+ * token exchange itself, lib/api/direct-routes.ts) and Next's bundle each
+ * load their own copy of this module, and the shutdown must send what
+ * either queued.
+ */
+interface GrantMails {
+  /** When each tenant (one person with one partner) was last mailed. */
+  lastMailed: Map<string, number>;
+  pending: AccessGrant[];
+  timer: ReturnType<typeof setTimeout> | null;
+  inFlight: Set<Promise<void>>;
+}
+const STATE = Symbol.for("bank-connect.grant-mail-queue");
+const state: GrantMails = ((globalThis as { [STATE]?: GrantMails })[STATE] ??= {
+  lastMailed: new Map(),
+  pending: [],
+  timer: null,
+  inFlight: new Set(),
+});
 
 function mailedRecently(tenantSubject: string, now: number): boolean {
+  const { lastMailed } = state;
   const last = lastMailed.get(tenantSubject);
   if (last !== undefined && now - last < GRANT_MAIL_QUIET_MS) return true;
   if (lastMailed.size >= 10_000) {
@@ -69,23 +119,38 @@ function mailedRecently(tenantSubject: string, now: number): boolean {
   return false;
 }
 
-/** The same, in the background of the exchange that minted the key. */
-export function mailAccessGrantedLater(input: {
-  tenantSubject: string;
-  partnerId: string | null;
-}): void {
-  if (!input.partnerId || mailedRecently(input.tenantSubject, Date.now())) return;
-  const sending = mailAccessGranted(input)
+/**
+ * The same, in the background of the exchange that minted the key: the
+ * grants of exchanges that end close together are mailed together, within
+ * GRANT_MAIL_BATCH_MS, so that a burst of exchanges costs two statements
+ * per batch instead of two per exchange. The exchange neither waits for the
+ * mail nor fails with it; a provider's hiccup is logged.
+ */
+export function mailAccessGrantedLater(grant: AccessGrant): void {
+  if (!grant.partnerId || mailedRecently(grant.tenantSubject, Date.now())) return;
+  state.pending.push(grant);
+  if (state.pending.length >= GRANT_MAIL_BATCH_SIZE) sendPending();
+  else state.timer ??= setTimeout(sendPending, GRANT_MAIL_BATCH_MS);
+}
+
+function sendPending(): void {
+  if (state.timer) clearTimeout(state.timer);
+  state.timer = null;
+  const grants = state.pending.splice(0);
+  if (grants.length === 0) return;
+  const sending = mailAccessGrants(grants)
     .catch((error: unknown) =>
       log.warn("mail.access_granted_failed", {
+        grants: grants.length,
         error: error instanceof Error ? error.message : String(error),
       }),
     )
-    .finally(() => inFlight.delete(sending));
-  inFlight.add(sending);
+    .finally(() => state.inFlight.delete(sending));
+  state.inFlight.add(sending);
 }
 
-/** Resolves once every mail started so far is sent or given up (tests, shutdown). */
+/** Sends what is queued now and resolves once every mail so far is sent or given up (tests, shutdown). */
 export async function accessMailsSettled(): Promise<void> {
-  await Promise.all([...inFlight]);
+  sendPending();
+  await Promise.all([...state.inFlight]);
 }
