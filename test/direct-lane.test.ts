@@ -1,9 +1,10 @@
-import { createServer, request as httpRequest } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jsonResponse } from "../lib/http/respond";
 import { acceptsGzip, answerDirectly, COMPRESS_FROM_BYTES } from "../scripts/lib/direct-lane";
+import { exchangeBytes } from "../scripts/lib/load-client";
 import { observedJourney } from "./observed-journey";
 import { startObservedServer, type ObservedServer } from "./observed-server";
 
@@ -21,24 +22,8 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 function get(path: string, headers: Record<string, string>) {
-  return new Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }>(
-    (resolve, reject) => {
-      // `path` as an option: a URL string would have its dot segments resolved by the client.
-      const request = httpRequest(server.origin, { path, headers }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("end", () =>
-          resolve({
-            status: response.statusCode ?? 0,
-            headers: response.headers,
-            body: Buffer.concat(chunks),
-          }),
-        );
-      });
-      request.on("error", reject);
-      request.end();
-    },
-  );
+  const { hostname, port } = new URL(server.origin);
+  return exchangeBytes({ hostname, port, path, headers }, undefined);
 }
 
 describe("the direct lane", () => {
@@ -78,14 +63,10 @@ describe("the direct lane", () => {
     expect((await get("/api/x/../accounts", { authorization: `Bearer ${apiKey}` })).status).toBe(
       404,
     );
-    const head = await new Promise<number>((resolve, reject) => {
-      const request = httpRequest(`${server.origin}/api/accounts`, { method: "HEAD" }, (r) => {
-        r.resume();
-        resolve(r.statusCode ?? 0);
-      });
-      request.on("error", reject);
-      request.end();
-    });
+    const { hostname, port } = new URL(server.origin);
+    const head = (
+      await exchangeBytes({ hostname, port, path: "/api/accounts", method: "HEAD" }, undefined)
+    ).status;
     expect(head).toBe(404);
   });
 });

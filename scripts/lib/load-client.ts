@@ -50,11 +50,25 @@ export function httpClient(origin: string, maxSockets = 64, timeoutMs = 60_000):
  * One request with Node's http (its `timeout` option bounds the wait for the
  * answer): the answer's status, headers and body as text.
  */
-export function exchange(
+export async function exchange(
   options: http.RequestOptions,
   body: Buffer | undefined,
   timeoutMessage: string,
 ): Promise<Omit<HttpAnswer, "ms">> {
+  const answer = await exchangeBytes(options, body, timeoutMessage);
+  return { ...answer, body: answer.body.toString("utf8") };
+}
+
+/**
+ * The same with the body as the bytes received (a gzip body undecoded).
+ * `options.path` is sent as written: a URL string would have its dot
+ * segments resolved by the client.
+ */
+export function exchangeBytes(
+  options: http.RequestOptions,
+  body: Buffer | undefined,
+  timeoutMessage = "no answer",
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const outgoing = http.request(options, (response) => {
       const chunks: Buffer[] = [];
@@ -63,7 +77,7 @@ export function exchange(
         resolve({
           status: response.statusCode ?? 0,
           headers: response.headers,
-          body: Buffer.concat(chunks).toString("utf8"),
+          body: Buffer.concat(chunks),
         }),
       );
       response.on("error", reject);

@@ -1,6 +1,7 @@
 import type { SandboxAccount } from "./accounts";
 import { SANDBOX_BANKS } from "./banks";
 import { randomBban, toIban } from "./iban";
+import { keptValues } from "./kept";
 import {
   BUSINESS_SUBSCRIPTIONS,
   MCC,
@@ -95,22 +96,16 @@ export function profileOf(account: SandboxAccount): AccountProfile {
  * alone settles some fifteen batches a day, and drawing its IBAN again for
  * each was an eighth of a first ingest's CPU.
  */
-const counterparties = new Map<string, Readonly<Counterparty>>();
-const COUNTERPARTIES_KEPT = 10_000;
+const counterparties = keptValues<Readonly<Counterparty>>(10_000);
 
 /** A counterparty with a valid IBAN at one of the country's banks, stable per name. */
 export function counterpartyAccount(account: SandboxAccount, name: string): Counterparty {
-  const key = `${account.country}|${name}`;
-  let found = counterparties.get(key);
-  if (!found) {
+  return counterparties(`${account.country}|${name}`, () => {
     const random = seededRandom("counterparty", account.country, name);
     const bank = random.pick(SANDBOX_BANKS.filter((each) => each.country === account.country));
     const bban = randomBban(account.country, bank.bankCode, random);
-    found = Object.freeze({ name, iban: toIban(account.country, bban), bban, bic: bank.bic });
-    if (counterparties.size >= COUNTERPARTIES_KEPT) counterparties.clear();
-    counterparties.set(key, found);
-  }
-  return found;
+    return Object.freeze({ name, iban: toIban(account.country, bban), bban, bic: bank.bic });
+  });
 }
 
 const merchant = (name: string): Counterparty => ({ name, iban: null, bban: null, bic: null });

@@ -7,10 +7,10 @@ import {
   draft,
   profileOf,
   toLocalMinor,
-  type AccountProfile,
   type DayDrafts,
   type Draft,
 } from "./drafts";
+import { keptValues } from "./kept";
 import { MERCHANTS } from "./merchants";
 import { personalDay } from "./personal-day";
 import { savingsBalanceAtEndOf, savingsDay, savingsProfileOf } from "./savings-day";
@@ -60,24 +60,7 @@ function sweepDraft(account: SandboxAccount, amountMinor: number): Draft {
  * blocks generate the same days again: kept here, a paging read generates
  * each day once.
  */
-const days = new Map<string, DayDrafts>();
-const DAYS_KEPT = 2_000;
-
-function dayOf(
-  account: SandboxAccount,
-  profile: AccountProfile,
-  day: number,
-  generate: (account: SandboxAccount, profile: AccountProfile, day: number) => DayDrafts,
-): DayDrafts {
-  const key = `${account.seed}|${account.kind}|${day}`;
-  let drafts = days.get(key);
-  if (!drafts) {
-    drafts = generate(account, profile, day);
-    if (days.size >= DAYS_KEPT) days.clear();
-    days.set(key, drafts);
-  }
-  return drafts;
-}
+const days = keptValues<DayDrafts>(2_000);
 
 function sweptLedger(account: SandboxAccount, fromDay: number, toDay: number): Ledger {
   const profile = profileOf(account);
@@ -92,7 +75,9 @@ function sweptLedger(account: SandboxAccount, fromDay: number, toDay: number): L
   const entries: LedgerEntry[] = [];
   let balance = profile.targetMinor;
   for (let day = start; day <= toDay; day += 1) {
-    const { beforeSweep, afterSweep } = dayOf(account, profile, day, daysOf);
+    const { beforeSweep, afterSweep } = days(`${account.seed}|${account.kind}|${day}`, () =>
+      daysOf(account, profile, day),
+    );
     if (day === start) {
       // Only the sweep's result is known on the first day; it is never shown.
       balance = profile.targetMinor + afterSweep.reduce((sum, d) => sum + d.amountMinor, 0);

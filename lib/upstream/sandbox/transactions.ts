@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { UpstreamTransaction } from "../types";
 import type { SandboxAccount } from "./accounts";
 import { toIsoDay } from "./calendar";
+import { keptValues } from "./kept";
 import { formatMinor, ledgerOf, type LedgerEntry } from "./ledger";
 
 /**
@@ -128,25 +129,13 @@ export function toUpstreamTransaction(
  */
 const BLOCK_DAYS = 31;
 const CACHED_BLOCKS = 64;
-const blocks = new Map<string, readonly LedgerEntry[]>();
+const blocks = keptValues<readonly LedgerEntry[]>(CACHED_BLOCKS);
 
-function blockOf(account: SandboxAccount, block: number): readonly LedgerEntry[] {
-  const key = `${account.seed}|${account.kind}|${block}`;
-  const cached = blocks.get(key);
-  if (cached) {
-    blocks.delete(key);
-    blocks.set(key, cached);
-    return cached;
-  }
-  const entries = ledgerOf(
-    account,
-    block * BLOCK_DAYS,
-    block * BLOCK_DAYS + BLOCK_DAYS - 1,
-  ).entries;
-  blocks.set(key, entries);
-  if (blocks.size > CACHED_BLOCKS) blocks.delete(blocks.keys().next().value ?? key);
-  return entries;
-}
+const blockOf = (account: SandboxAccount, block: number): readonly LedgerEntry[] =>
+  blocks(
+    `${account.seed}|${account.kind}|${block}`,
+    () => ledgerOf(account, block * BLOCK_DAYS, block * BLOCK_DAYS + BLOCK_DAYS - 1).entries,
+  );
 
 /** Entries newest first from `cursor` back to the window's start, at most `size` + 1. */
 function collectFrom(
