@@ -1,7 +1,7 @@
 import { sealJson } from "../crypto/envelope";
 import { timingSafeEqualString } from "../crypto/constant-time";
 import { keyedHash } from "../crypto/keyed-hash";
-import { syncDb, type Prisma } from "../db/client";
+import type { Prisma } from "../db/client";
 import {
   UpstreamError,
   type Upstream,
@@ -10,14 +10,15 @@ import {
   type UpstreamTransaction,
 } from "../upstream/types";
 import { log } from "../log";
-import {
-  startSyncDeadline,
-  SyncDeadlineError,
-  yieldToEventLoop,
-  type SyncDeadline,
-} from "./budget";
+import { startSyncDeadline, yieldToEventLoop, type SyncDeadline } from "./budget";
 import { accountColumns, balanceColumns, identityHashCandidates } from "./sealing";
 import { insertTransactions, TransactionSealer } from "./write";
+import {
+  statementsOf,
+  writeStatementsWithinDeadline,
+  writeWithinDeadline,
+  type RunStatement,
+} from "./write-transaction";
 
 /**
  * A new bank consent, stored in two steps (docs/ingest.md):
@@ -87,43 +88,6 @@ export async function fetchTransactions(
 type SealedBalance = ReturnType<typeof balanceColumns>;
 
 /**
- * Options of a sync's write transaction: it may wait for a connection of the
- * sync pool as long as any request, and stay open until the deadline.
- */
-export function syncTransactionOptions(deadline: SyncDeadline) {
-  deadline.check();
-  return { timeout: deadline.remainingMs() + 1000 };
-}
-
-/** No statement of the transaction may run past the deadline (SET LOCAL statement_timeout). */
-export async function boundByDeadline(tx: Prisma.TransactionClient, deadline: SyncDeadline) {
-  deadline.check();
-  const milliseconds = String(Math.max(1, deadline.remainingMs()));
-  await tx.$queryRaw`SELECT set_config('statement_timeout', ${milliseconds}, true)`;
-}
-
-/**
- * Runs a sync's write transaction on the sync pool. Past the deadline it is
- * rolled back and SyncDeadlineError is thrown, whatever failed first.
- */
-export async function writeWithinDeadline<T>(
-  deadline: SyncDeadline,
-  write: (tx: Prisma.TransactionClient) => Promise<T>,
-): Promise<T> {
-  try {
-    return await syncDb().$transaction(async (tx) => {
-      await boundByDeadline(tx, deadline);
-      return write(tx);
-    }, syncTransactionOptions(deadline));
-  } catch (error) {
-    if (deadline.expired && !(error instanceof SyncDeadlineError)) {
-      throw new SyncDeadlineError({ cause: error });
-    }
-    throw error;
-  }
-}
-
-/**
  * Fetches an account's pages and stores their transactions in one write
  * transaction, opened at once: each chunk is inserted as soon as the sealing
  * pool has sealed it, while later pages are still fetched, so PostgreSQL
@@ -138,18 +102,12 @@ export async function storeWhileFetching<T>(input: {
   accountId: string;
   deadline: SyncDeadline;
   fetch: (onPage: (page: readonly UpstreamTransaction[]) => Promise<void>) => Promise<T>;
-  complete: (tx: Prisma.TransactionClient, fetched: T) => Promise<void>;
+  complete: (run: RunStatement, fetched: T) => Promise<void>;
 }): Promise<{ fetched: T; created: number }> {
   const { deadline } = input;
   const sealer = new TransactionSealer(input.sealingKey, deadline);
-  return writeWithinDeadline(deadline, async (tx) => {
-    const writing = insertTransactions(
-      tx,
-      input.accountId,
-      sealer.chunks(),
-      deadline,
-      (statement) => boundByDeadline(statement, deadline),
-    );
+  return writeStatementsWithinDeadline(deadline, async (run) => {
+    const writing = insertTransactions(run, input.accountId, sealer.chunks(), deadline);
     // Awaited below; a failure while the pages still arrive must not go unhandled meanwhile.
     writing.catch(() => undefined);
     let fetched: T;
@@ -163,24 +121,44 @@ export async function storeWhileFetching<T>(input: {
     }
     sealer.finish();
     const created = await writing;
-    await input.complete(tx, fetched);
+    await input.complete(run, fetched);
     return { fetched, created };
   });
 }
 
+const UPSERT_BALANCE = `
+INSERT INTO "Balance" ("id", "accountId", "balanceType", "currency", "referenceDate", "enc",
+  "updatedAt")
+VALUES (gen_random_uuid(), $1::uuid, $2, $3, $4, $5, $6::timestamp)
+ON CONFLICT ("accountId", "balanceType") DO UPDATE SET "currency" = EXCLUDED."currency",
+  "referenceDate" = EXCLUDED."referenceDate", "enc" = EXCLUDED."enc",
+  "updatedAt" = EXCLUDED."updatedAt"`;
+
 /** Sealed balances, replacing the account's. */
 export async function writeBalances(
-  tx: Prisma.TransactionClient,
+  run: RunStatement,
   accountId: string,
   balances: SealedBalance[],
+  now = new Date(),
 ) {
   for (const columns of balances) {
-    await tx.balance.upsert({
-      where: { accountId_balanceType: { accountId, balanceType: columns.balanceType } },
-      create: { accountId, ...columns },
-      update: columns,
-    });
+    await run(UPSERT_BALANCE, [
+      accountId,
+      columns.balanceType,
+      columns.currency,
+      columns.referenceDate,
+      columns.enc,
+      now,
+    ]);
   }
+}
+
+/** The account's first history is stored whole (docs/ingest.md). */
+export async function clearHistoryPending(run: RunStatement, accountId: string, now = new Date()) {
+  await run(
+    `UPDATE "Account" SET "historyPending" = false, "updatedAt" = $2::timestamp WHERE "id" = $1::uuid`,
+    [accountId, now],
+  );
 }
 
 /**
@@ -288,7 +266,7 @@ export async function storeConnection(
           ...accountColumns(sealingKey, account),
         },
       });
-      await writeBalances(tx, row.id, balances[index] ?? []);
+      await writeBalances(statementsOf(tx), row.id, balances[index] ?? []);
       accounts.push({ id: row.id, uid: account.uid });
     }
     return { connectionId: connection.id, accounts };
@@ -339,7 +317,7 @@ export async function renewConnection(
         : await tx.account.create({
             data: { connectionId, tenantId, historyPending: true, ...columns },
           });
-      await writeBalances(tx, row.id, balances[index] ?? []);
+      await writeBalances(statementsOf(tx), row.id, balances[index] ?? []);
       accounts.push({ id: row.id, uid: account.uid });
     }
     await tx.account.updateMany({
@@ -387,9 +365,7 @@ export async function storeHistory(
         deadline,
         fetch: (onPage) =>
           fetchTransactions(input.upstream, account.uid, dateFrom, {}, deadline, onPage),
-        complete: async (tx) => {
-          await tx.account.update({ where: { id: account.id }, data: { historyPending: false } });
-        },
+        complete: (run) => clearHistoryPending(run, account.id),
       });
       stored += created;
     } catch (error) {

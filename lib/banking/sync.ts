@@ -14,6 +14,7 @@ import { startSyncDeadline, type SyncDeadline } from "./budget";
 import {
   fetchTransactions,
   INITIAL_HISTORY_DAYS,
+  clearHistoryPending,
   storeWhileFetching,
   writeBalances,
 } from "./ingest";
@@ -156,13 +157,15 @@ export async function syncAccount(request: SyncRequest): Promise<SyncOutcome | n
         ]);
         return balances;
       },
-      complete: async (tx, balances) => {
+      complete: async (run, balances) => {
         const columns = balances.map((balance) => balanceColumns(sealingKey, balance));
-        await writeBalances(tx, account.id, columns);
-        if (account.historyPending) {
-          await tx.account.update({ where: { id: account.id }, data: { historyPending: false } });
-        }
-        await tx.connection.update({ where: { id: connection.id }, data: { lastSyncedAt: now } });
+        await writeBalances(run, account.id, columns);
+        if (account.historyPending) await clearHistoryPending(run, account.id);
+        await run(
+          `UPDATE "Connection" SET "lastSyncedAt" = $2::timestamp, "updatedAt" = $3::timestamp
+            WHERE "id" = $1::uuid`,
+          [connection.id, now, new Date()],
+        );
       },
     }));
   } catch (error) {

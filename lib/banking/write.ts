@@ -1,8 +1,8 @@
 import { sealAll } from "../crypto/seal-pool";
-import type { Prisma } from "../db/client";
 import type { UpstreamTransaction } from "../upstream/types";
 import { inCpuSlices, SyncDeadlineError, type SyncDeadline } from "./budget";
 import { transactionRow, type TransactionRow } from "./sealing";
+import type { RunStatement } from "./write-transaction";
 
 /**
  * Sealing and writing many transactions fast (docs/ingest.md):
@@ -12,10 +12,10 @@ import { transactionRow, type TransactionRow } from "./sealing";
  * - the envelopes are sealed in the sealing pool's worker threads, one per
  *   core, in chunks of WRITE_CHUNK, each queued as soon as its rows are
  *   fetched (the workers seal while later pages arrive);
- * - each chunk is written by one INSERT … SELECT FROM unnest(…) with eleven
- *   array parameters however many rows it has (a multi-row VALUES list
- *   would need eleven parameters per row and a statement text per size),
- *   while the workers seal the next chunks.
+ * - each chunk is written by one INSERT … SELECT FROM json_to_recordset(…)
+ *   with the rows as one JSON parameter however many rows it has (a
+ *   multi-row VALUES list would need eleven parameters per row and a
+ *   statement text per size), while the workers seal the next chunks.
  *
  * Duplicates (by the account's unique dedupe hash) are skipped, so
  * concurrent syncs of one account never store a transaction twice.
@@ -109,12 +109,18 @@ function beforeDeadline<T>(promise: Promise<T>, deadline: SyncDeadline): Promise
   });
 }
 
+/**
+ * The chunk travels as one JSON parameter, an array of rows: PostgreSQL
+ * reads one JSON text with less work than ten array parameters, and the
+ * driver sends one string instead of escaping 5 000 array elements.
+ */
 const INSERT_TRANSACTIONS = `
 INSERT INTO "Transaction" ("id", "accountId", "currency", "creditDebitIndicator", "status",
   "bookingDate", "valueDate", "transactionDate", "bankTransactionCode", "enc", "dedupeHash")
-SELECT gen_random_uuid(), $1::uuid, rows.*
-FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-  $9::text[], $10::text[]) AS rows
+SELECT gen_random_uuid(), $1::uuid, rows.c, rows.i, rows.s, rows.b, rows.v, rows.t, rows.k,
+  rows.e, rows.h
+FROM json_to_recordset($2::json) AS rows(c text, i text, s text, b text, v text, t text, k text,
+  e text, h text)
 ON CONFLICT ("accountId", "dedupeHash") DO NOTHING`;
 
 /**
@@ -133,42 +139,40 @@ WHERE stored."accountId" = $1::uuid AND stored."dedupeHash" = rows."previousDedu
 
 /**
  * Writes the sealed transactions in chunks, each once its envelopes are
- * sealed; `beforeStatement` runs before each (the deadline's statement
- * timeout). Returns how many rows were new.
+ * sealed, with the write transaction's statements. Returns how many rows
+ * were new.
  */
 export async function insertTransactions(
-  tx: Prisma.TransactionClient,
+  run: RunStatement,
   accountId: string,
   chunks: AsyncIterable<SealingChunk>,
   deadline: SyncDeadline,
-  beforeStatement: (tx: Prisma.TransactionClient) => Promise<void>,
 ): Promise<number> {
   let created = 0;
   for await (const chunk of chunks) {
     const envelopes = await beforeDeadline(chunk.envelopes, deadline);
     const rows = chunk.rows.slice(0, envelopes.length);
-    await beforeStatement(tx);
     if (rows.some((row) => row.previousDedupeHash !== null)) {
-      await tx.$executeRawUnsafe(
-        REHASH_TRANSACTIONS,
+      await run(REHASH_TRANSACTIONS, [
         accountId,
         rows.map((row) => row.dedupeHash),
         rows.map((row) => row.previousDedupeHash),
-      );
+      ]);
     }
-    created += await tx.$executeRawUnsafe(
-      INSERT_TRANSACTIONS,
-      accountId,
-      rows.map((row) => row.currency),
-      rows.map((row) => row.creditDebitIndicator),
-      rows.map((row) => row.status),
-      rows.map((row) => row.bookingDate),
-      rows.map((row) => row.valueDate),
-      rows.map((row) => row.transactionDate),
-      rows.map((row) => row.bankTransactionCode),
-      envelopes,
-      rows.map((row) => row.dedupeHash),
+    const json = JSON.stringify(
+      rows.map((row, index) => ({
+        c: row.currency,
+        i: row.creditDebitIndicator,
+        s: row.status,
+        b: row.bookingDate,
+        v: row.valueDate,
+        t: row.transactionDate,
+        k: row.bankTransactionCode,
+        e: envelopes[index],
+        h: row.dedupeHash,
+      })),
     );
+    created += await run(INSERT_TRANSACTIONS, [accountId, json]);
   }
   return created;
 }

@@ -96,6 +96,14 @@ export function requestPool(): pg.Pool {
   return poolFor("requests").pool;
 }
 
+/**
+ * The sync pool's driver, for the hand-written write transactions of syncs
+ * (lib/banking/write-transaction.ts) only.
+ */
+export function syncPool(): pg.Pool {
+  return poolFor("sync").pool;
+}
+
 /** Closes both pools (scripts and tests call this before exiting or re-pointing). */
 export async function disconnectDb(): Promise<void> {
   const pools = Object.values(globalForDb.bankConnectDbPools ?? {});

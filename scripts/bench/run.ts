@@ -39,6 +39,7 @@ import { connectShop, forgetHistory } from "./shop";
  *   npm run bench                    10 s per measurement, every row
  *   npm run bench -- --short         a quick pass (what `npm test` runs, to keep the script working)
  *   npm run bench -- --only=token    only the rows whose name contains a word
+ *                                    (`approve`: Approve → consent; `sync`: the sync row)
  *   npm run bench -- --cpu-prof      a V8 profile of the service (scripts/bench/profile-summary.ts)
  *
  * Requests/s, p50/p99 at a fixed concurrency and the server's CPU time per
@@ -63,7 +64,9 @@ const DURATION_MS = short ? 1_500 : 10_000;
 const WARMUP_MS = short ? 300 : 2_000;
 const CONCURRENCY = 16;
 const SYNC_SAMPLES = short ? 1 : 3;
-const APPROVE_SAMPLES = short ? 1 : 3;
+const APPROVE_SAMPLES = Number(
+  process.argv.find((arg) => /^--approvals=\d+$/.test(arg))?.slice(12) ?? (short ? 1 : 3),
+);
 const APPROVE_BANKS = [
   [
     "personal: Sandbox Nordbank DK",
@@ -363,7 +366,7 @@ async function main() {
 
     let syncLine = "";
     const approvals: { name: string; timing: ApproveTiming }[] = [];
-    if (!only) {
+    if (!only || only.includes("approve")) {
       log("measuring Approve → consent over HTTP");
       for (const [name, bank] of APPROVE_BANKS) {
         const timings: ApproveTiming[] = [];
@@ -374,7 +377,13 @@ async function main() {
         timings.sort((a, b) => a.toConsentMs - b.toConsentMs);
         const timing = timings[Math.floor(timings.length / 2)];
         if (timing) approvals.push({ name, timing });
+        log(
+          `  ${name}: consent ${timings.map((t) => fixed(t.toConsentMs, 0)).join(", ")} ms; ` +
+            `history ${timings.map((t) => fixed(t.toHistoryMs, 0)).join(", ")} ms`,
+        );
       }
+    }
+    if (!only || only.includes("sync")) {
       const sync = await measureSync(http, bearer, user, bareServer, constantServer);
       rows.push(sync.row);
       syncLine = sync.line;

@@ -6,7 +6,9 @@ import {
   type SandboxBank,
   type SandboxCountry,
 } from "./banks";
+import { getEnv } from "../../env";
 import { randomBban, toIban } from "./iban";
+import { keptValues } from "./kept";
 import { companyName, couplesName, personName } from "./people";
 import { seededRandom } from "./seeded-random";
 import { findSandboxToken, signSandboxToken, type SandboxClaims } from "./tokens";
@@ -122,10 +124,20 @@ function toSandboxAccount(uid: string, claims: AccountClaims): SandboxAccount | 
   };
 }
 
+/**
+ * Accounts already read from their uid: a history is read page by page, each
+ * page naming the account again. Keyed by the signing secret too, so a uid
+ * signed with a secret no longer in use is checked again.
+ */
+const keptAccounts = keptValues<SandboxAccount | null>(1024);
+
 /** The account behind a uid, or null when the uid is not an authentic sandbox account. */
 export function findSandboxAccount(uid: string): SandboxAccount | null {
-  const claims = findSandboxToken("account", uid);
-  return claims ? toSandboxAccount(uid, claims) : null;
+  const secretKey = getEnv().secretKey;
+  return keptAccounts(`${secretKey}\u0000${uid}`, () => {
+    const claims = findSandboxToken("account", uid, secretKey);
+    return claims ? toSandboxAccount(uid, claims) : null;
+  });
 }
 
 /** 1–3 accounts per session, by bank and PSU type; uids are deterministic per session + index. */

@@ -10,8 +10,26 @@ export function toDayNumber(date: Date): number {
   return Math.floor(date.getTime() / DAY_MS);
 }
 
+/**
+ * Days already formatted or taken apart: a history names the same few hundred
+ * days thousands of times. Bounded; emptied when full.
+ */
+const DAYS_KEPT = 8192;
+const isoDays = new Map<number, string>();
+const calendarDays = new Map<number, CalendarDay>();
+
+function remembered<Value>(kept: Map<number, Value>, day: number, make: () => Value): Value {
+  let value = kept.get(day);
+  if (value === undefined) {
+    if (kept.size >= DAYS_KEPT) kept.clear();
+    value = make();
+    kept.set(day, value);
+  }
+  return value;
+}
+
 export function toIsoDay(day: number): string {
-  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+  return remembered(isoDays, day, () => new Date(day * DAY_MS).toISOString().slice(0, 10));
 }
 
 /** A real calendar date `YYYY-MM-DD`, or null. */
@@ -24,26 +42,28 @@ export function parseIsoDay(text: string): number | null {
 }
 
 export interface CalendarDay {
-  year: number;
+  readonly year: number;
   /** 1..12 */
-  month: number;
+  readonly month: number;
   /** 1..31 */
-  dayOfMonth: number;
+  readonly dayOfMonth: number;
   /** 0 = Sunday … 6 = Saturday */
-  weekday: number;
-  isLastOfMonth: boolean;
+  readonly weekday: number;
+  readonly isLastOfMonth: boolean;
 }
 
 export function toCalendarDay(day: number): CalendarDay {
-  const date = new Date(day * DAY_MS);
-  const tomorrow = new Date((day + 1) * DAY_MS);
-  return {
-    year: date.getUTCFullYear(),
-    month: date.getUTCMonth() + 1,
-    dayOfMonth: date.getUTCDate(),
-    weekday: date.getUTCDay(),
-    isLastOfMonth: tomorrow.getUTCDate() === 1,
-  };
+  return remembered(calendarDays, day, () => {
+    const date = new Date(day * DAY_MS);
+    const tomorrow = new Date((day + 1) * DAY_MS);
+    return {
+      year: date.getUTCFullYear(),
+      month: date.getUTCMonth() + 1,
+      dayOfMonth: date.getUTCDate(),
+      weekday: date.getUTCDay(),
+      isLastOfMonth: tomorrow.getUTCDate() === 1,
+    };
+  });
 }
 
 export function dayOf(year: number, month: number, dayOfMonth: number): number {

@@ -1,0 +1,108 @@
+import type pg from "pg";
+import { syncDb, syncPool, type Prisma } from "../db/client";
+import { SyncDeadlineError, type SyncDeadline } from "./budget";
+
+/**
+ * The write transactions of syncs and of a new consent (docs/ingest.md): each
+ * runs on the sync pool, never past its deadline (every statement is bounded
+ * by the time left, SET LOCAL statement_timeout), and is rolled back whole
+ * when anything fails; past the deadline the error is SyncDeadlineError,
+ * whatever failed first.
+ */
+
+/**
+ * Runs one statement of a write transaction (bound parameters, never
+ * spliced) and resolves with the number of rows it changed. `Date` values
+ * are passed as UTC (the columns are `timestamp(3)` holding UTC).
+ */
+export type RunStatement = (text: string, values: readonly unknown[]) => Promise<number>;
+
+const toParameter = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
+
+/**
+ * Options of a sync's write transaction: it may wait for a connection of the
+ * sync pool as long as any request, and stay open until the deadline.
+ */
+export function syncTransactionOptions(deadline: SyncDeadline) {
+  deadline.check();
+  return { timeout: deadline.remainingMs() + 1000 };
+}
+
+const timeLeft = (deadline: SyncDeadline) => String(Math.max(1, deadline.remainingMs()));
+const BOUND_STATEMENT = "SELECT set_config('statement_timeout', $1, true)";
+
+/** No statement of the transaction may run past the deadline (SET LOCAL statement_timeout). */
+export async function boundByDeadline(tx: Prisma.TransactionClient, deadline: SyncDeadline) {
+  deadline.check();
+  await tx.$queryRawUnsafe(BOUND_STATEMENT, timeLeft(deadline));
+}
+
+function asDeadlineError(deadline: SyncDeadline, error: unknown): unknown {
+  return deadline.expired && !(error instanceof SyncDeadlineError)
+    ? new SyncDeadlineError({ cause: error })
+    : error;
+}
+
+/** A write transaction through the ORM, for the writes that create rows it returns. */
+export async function writeWithinDeadline<T>(
+  deadline: SyncDeadline,
+  write: (tx: Prisma.TransactionClient) => Promise<T>,
+): Promise<T> {
+  try {
+    return await syncDb().$transaction(async (tx) => {
+      await boundByDeadline(tx, deadline);
+      return write(tx);
+    }, syncTransactionOptions(deadline));
+  } catch (error) {
+    throw asDeadlineError(deadline, error);
+  }
+}
+
+/** The same statements run inside an ORM transaction. */
+export function statementsOf(tx: Prisma.TransactionClient): RunStatement {
+  return (text, values) => tx.$executeRawUnsafe(text, ...values.map(toParameter));
+}
+
+/**
+ * A write transaction of hand-written statements on a connection of the
+ * sync pool, for the bulk writes: the ORM passes a raw statement's values
+ * through JSON on their way to the driver, which for a chunk of 500 sealed
+ * transactions costs more CPU than the statement does. Each statement is
+ * bounded by the time left before it runs.
+ */
+export async function writeStatementsWithinDeadline<T>(
+  deadline: SyncDeadline,
+  write: (run: RunStatement) => Promise<T>,
+): Promise<T> {
+  deadline.check();
+  let client: pg.PoolClient;
+  try {
+    client = await syncPool().connect();
+  } catch (error) {
+    throw asDeadlineError(deadline, error);
+  }
+  let broken: unknown;
+  // A connection cut while checked out is reported to the statement under
+  // way and as an event, which must not be thrown out of the process.
+  const lost = (error: Error) => (broken = error);
+  client.on("error", lost);
+  try {
+    await client.query("BEGIN");
+    const run: RunStatement = async (text, values) => {
+      deadline.check();
+      await client.query(BOUND_STATEMENT, [timeLeft(deadline)]);
+      const result = await client.query(text, values.map(toParameter));
+      return result.rowCount ?? 0;
+    };
+    const result = await write(run);
+    await client.query("COMMIT");
+    return result;
+  } catch (error) {
+    // A connection whose rollback fails is closed rather than handed out again.
+    await client.query("ROLLBACK").catch((cause: unknown) => (broken = cause ?? true));
+    throw asDeadlineError(deadline, error);
+  } finally {
+    client.off("error", lost);
+    client.release(broken instanceof Error ? broken : broken ? true : undefined);
+  }
+}
