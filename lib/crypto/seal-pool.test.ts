@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { generateKeyPair, openJson, toPlaintext } from "./envelope";
-import { sealAll, SEAL_CHUNK, sealPoolSize, stopSealPool } from "./seal-pool";
+import { chunkSize, sealAll, SEAL_CHUNK, sealPoolSize, stopSealPool } from "./seal-pool";
 
 afterAll(() => stopSealPool());
 
@@ -30,6 +30,18 @@ describe("the sealing pool", () => {
 
   it("refuses a recipient that is not a raw P-256 point before any work", async () => {
     await expect(sealAll("AAAA", ["{}"])).rejects.toThrow(/Invalid public key/);
+  });
+
+  it("splits a batch in equal parts, over every worker once each gets a useful share", () => {
+    // One chunk for 200 would leave the second worker idle.
+    expect(chunkSize(200, 2)).toBe(100);
+    expect(chunkSize(300, 2)).toBe(150);
+    expect(chunkSize(500, 2)).toBe(250);
+    // Never more than SEAL_CHUNK per message, and equal parts rather than a short last one.
+    expect(chunkSize(SEAL_CHUNK * 3 + 7, 2)).toBe(Math.ceil((SEAL_CHUNK * 3 + 7) / 4));
+    // Too few for two workers to be worth it: one message.
+    expect(chunkSize(40, 2)).toBe(40);
+    expect(chunkSize(200, 1)).toBe(200);
   });
 
   it("runs one worker per core", () => {

@@ -122,6 +122,21 @@ function sealChunk(recipient: Uint8Array, plaintexts: readonly string[]): Promis
 }
 
 /**
+ * The plaintexts per message for a batch of `count`: at most SEAL_CHUNK, in
+ * equal parts, and spread over every worker when there are enough for each
+ * to get INLINE_BELOW or more (200 plaintexts go to two workers as two
+ * hundreds, not as one chunk that leaves the other worker idle).
+ */
+export function chunkSize(count: number, workers: number): number {
+  const chunks = Math.max(
+    Math.ceil(count / SEAL_CHUNK),
+    Math.min(workers, Math.floor(count / INLINE_BELOW)),
+    1,
+  );
+  return Math.ceil(count / chunks);
+}
+
+/**
  * Seals every plaintext (compact JSON text, see `toPlaintext`) to the raw
  * P-256 point, each with a fresh ephemeral key and nonce; the envelopes come
  * back in the order of the plaintexts.
@@ -133,8 +148,9 @@ export async function sealAll(
   const recipient = parseRawPublicKey(recipientPublicKeyRawB64);
   if (plaintexts.length < INLINE_BELOW) return sealPlaintexts(nodeCrypto, recipient, plaintexts);
   const chunks: Promise<string[]>[] = [];
-  for (let start = 0; start < plaintexts.length; start += SEAL_CHUNK) {
-    chunks.push(sealChunk(recipient, plaintexts.slice(start, start + SEAL_CHUNK)));
+  const size = chunkSize(plaintexts.length, pool().size);
+  for (let start = 0; start < plaintexts.length; start += size) {
+    chunks.push(sealChunk(recipient, plaintexts.slice(start, start + size)));
   }
   return (await Promise.all(chunks)).flat();
 }
