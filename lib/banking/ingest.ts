@@ -2,23 +2,12 @@ import { sealJson } from "../crypto/envelope";
 import { timingSafeEqualString } from "../crypto/constant-time";
 import { keyedHash } from "../crypto/keyed-hash";
 import type { Prisma } from "../db/client";
-import {
-  UpstreamError,
-  type Upstream,
-  type UpstreamReadOptions,
-  type UpstreamSession,
-  type UpstreamTransaction,
-} from "../upstream/types";
+import type { Upstream, UpstreamSession } from "../upstream/types";
 import { log } from "../log";
-import { startSyncDeadline, yieldToEventLoop, type SyncDeadline } from "./budget";
+import { startSyncDeadline, type SyncDeadline } from "./budget";
+import { HistoryReading, storeRead } from "./fetch-and-store";
 import { accountColumns, balanceColumns, identityHashCandidates } from "./sealing";
-import { insertTransactions, TransactionSealer } from "./write";
-import {
-  statementsOf,
-  writeStatementsWithinDeadline,
-  writeWithinDeadline,
-  type RunStatement,
-} from "./write-transaction";
+import { statementsOf, writeWithinDeadline, type RunStatement } from "./write-transaction";
 
 /**
  * A new bank consent, stored in two steps (docs/ingest.md):
@@ -38,93 +27,10 @@ import {
 
 /** How far back the first fetch after a consent reaches. */
 export const INITIAL_HISTORY_DAYS = 180;
-/** A guard against an upstream that never ends its paging. */
-const MAX_PAGES = 1000;
-/**
- * The most transaction data one account's fetch may hold in memory, counted
- * as the upstream's own JSON of each transaction, across all pages (about
- * 45 000 transactions; two years of a busy shop are about 7 MB).
- */
-export const MAX_FETCHED_BYTES = 32 * 1024 * 1024;
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-export async function fetchTransactions(
-  upstream: Upstream,
-  accountUid: string,
-  dateFrom: string,
-  options: UpstreamReadOptions = {},
-  deadline: SyncDeadline = startSyncDeadline(),
-  /** Each page as it arrives (to start sealing it); the whole list is returned too. */
-  onPage?: (transactions: readonly UpstreamTransaction[]) => Promise<void>,
-): Promise<UpstreamTransaction[]> {
-  const transactions: UpstreamTransaction[] = [];
-  let bytes = 0;
-  let continuationKey: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page += 1) {
-    deadline.check();
-    const result = await upstream.getTransactions(
-      accountUid,
-      { dateFrom, continuationKey },
-      { ...options, signal: deadline.signal },
-    );
-    for (const transaction of result.transactions) bytes += transaction.rawJson.length;
-    if (bytes > MAX_FETCHED_BYTES) {
-      throw new UpstreamError(
-        "bank_error",
-        `the upstream's transactions exceed ${MAX_FETCHED_BYTES} bytes for one account`,
-      );
-    }
-    transactions.push(...result.transactions);
-    await onPage?.(result.transactions);
-    if (!result.continuationKey) return transactions;
-    continuationKey = result.continuationKey;
-    // An in-process upstream (the sandbox) answers without I/O: let other requests in.
-    await yieldToEventLoop();
-  }
-  throw new Error(`the upstream gave more than ${MAX_PAGES} pages of transactions`);
-}
 
 /** A balance as stored: its plaintext columns and the sealed rest. */
 type SealedBalance = ReturnType<typeof balanceColumns>;
-
-/**
- * Fetches an account's pages and stores their transactions in one write
- * transaction, opened at once: each chunk is inserted as soon as the sealing
- * pool has sealed it, while later pages are still fetched, so PostgreSQL
- * works beside the sealing rather than after it (docs/ingest.md). `fetch`
- * reads the pages, handing each to `onPage`; `complete` finishes the
- * transaction once every chunk is in. A failure anywhere (the bank, the
- * deadline, the database) rolls it all back: nothing of the account is
- * stored unless all of it is.
- */
-export async function storeWhileFetching<T>(input: {
-  sealingKey: string;
-  accountId: string;
-  deadline: SyncDeadline;
-  fetch: (onPage: (page: readonly UpstreamTransaction[]) => Promise<void>) => Promise<T>;
-  complete: (run: RunStatement, fetched: T) => Promise<void>;
-}): Promise<{ fetched: T; created: number }> {
-  const { deadline } = input;
-  const sealer = new TransactionSealer(input.sealingKey, deadline);
-  return writeStatementsWithinDeadline(deadline, async (run) => {
-    const writing = insertTransactions(run, input.accountId, sealer.chunks(), deadline);
-    // Awaited below; a failure while the pages still arrive must not go unhandled meanwhile.
-    writing.catch(() => undefined);
-    let fetched: T;
-    try {
-      fetched = await input.fetch((page) => sealer.add(page));
-    } catch (error) {
-      // The transaction is rolled back once the statement under way has ended.
-      sealer.finish();
-      await writing.catch(() => undefined);
-      throw error;
-    }
-    sealer.finish();
-    const created = await writing;
-    await input.complete(run, fetched);
-    return { fetched, created };
-  });
-}
 
 const UPSERT_BALANCE = `
 INSERT INTO "Balance" ("id", "accountId", "balanceType", "currency", "referenceDate", "enc",
@@ -335,10 +241,32 @@ export interface StoredHistory {
 }
 
 /**
+ * Starts reading the first history of a new consent's accounts (in the
+ * session's order, the order step 1 stores them in), so that the first
+ * account's pages are fetched and sealed while step 1 runs. Step 2's deadline
+ * starts here.
+ */
+export function startHistoryReading(input: {
+  sealingKey: string;
+  upstream: Upstream;
+  accountUids: readonly string[];
+  now?: Date;
+  deadline?: SyncDeadline;
+}): HistoryReading {
+  const now = input.now ?? new Date();
+  const dateFrom = new Date(now.getTime() - INITIAL_HISTORY_DAYS * DAY_MS)
+    .toISOString()
+    .slice(0, 10);
+  return new HistoryReading({ ...input, dateFrom });
+}
+
+/**
  * Step 2: each account's first window of history, in one transaction per
  * account that also clears its `historyPending`. A failure leaves that
  * account's history as it was (the mark included) and goes on with the next;
- * past the deadline the remaining accounts are left pending too.
+ * past the deadline the remaining accounts are left pending too. `reading`
+ * is the history already being read (startHistoryReading); without it the
+ * reading starts here.
  */
 export async function storeHistory(
   input: {
@@ -347,24 +275,25 @@ export async function storeHistory(
     accounts: ConnectedAccount[];
     now?: Date;
     deadline?: SyncDeadline;
+    reading?: HistoryReading;
   },
   progress: IngestProgress = {},
 ): Promise<StoredHistory> {
-  const now = input.now ?? new Date();
-  const deadline = input.deadline ?? startSyncDeadline();
-  const dateFrom = new Date(now.getTime() - INITIAL_HISTORY_DAYS * DAY_MS)
-    .toISOString()
-    .slice(0, 10);
+  const reading =
+    input.reading ??
+    startHistoryReading({
+      ...input,
+      accountUids: input.accounts.map((account) => account.uid),
+    });
+  const { deadline } = reading;
   let stored = 0;
   const failedAccountIds: string[] = [];
   for (const [index, account] of input.accounts.entries()) {
     try {
-      const { created } = await storeWhileFetching({
-        sealingKey: input.sealingKey,
+      const { created } = await storeRead({
+        read: reading.read(index, account.uid),
         accountId: account.id,
         deadline,
-        fetch: (onPage) =>
-          fetchTransactions(input.upstream, account.uid, dateFrom, {}, deadline, onPage),
         complete: (run) => clearHistoryPending(run, account.id),
       });
       stored += created;
@@ -384,8 +313,18 @@ export async function storeHistory(
 
 /** Both steps at once: a new consent with its whole first history (scripts and tests). */
 export async function storeBankSession(input: StoreInput): Promise<StoredSession> {
-  const connection = await storeConnection(input);
-  const history = await storeHistory({ ...input, accounts: connection.accounts });
+  const reading = startHistoryReading({
+    ...input,
+    accountUids: input.session.accounts.map((account) => account.uid),
+  });
+  let connection: StoredConnection;
+  let history: StoredHistory;
+  try {
+    connection = await storeConnection(input);
+    history = await storeHistory({ ...input, accounts: connection.accounts, reading });
+  } finally {
+    reading.stop();
+  }
   if (history.failedAccountIds.length > 0) {
     throw new Error(`the history of ${history.failedAccountIds.length} account(s) was not stored`);
   }

@@ -9,7 +9,7 @@ import { db } from "../db/client";
 import { setSetting } from "../env";
 import type { UpstreamTransaction } from "../upstream/types";
 import { SYNC_RETRY_AFTER_SECONDS, SyncDeadline } from "./budget";
-import { MAX_FETCHED_BYTES } from "./ingest";
+import { MAX_FETCHED_BYTES } from "./fetch-and-store";
 import { TransactionSealer } from "./write";
 
 /**

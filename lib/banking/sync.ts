@@ -11,13 +11,8 @@ import {
 } from "../upstream/types";
 import { balanceColumns } from "./sealing";
 import { startSyncDeadline, type SyncDeadline } from "./budget";
-import {
-  fetchTransactions,
-  INITIAL_HISTORY_DAYS,
-  clearHistoryPending,
-  storeWhileFetching,
-  writeBalances,
-} from "./ingest";
+import { fetchTransactions, storeWhileFetching } from "./fetch-and-store";
+import { INITIAL_HISTORY_DAYS, clearHistoryPending, writeBalances } from "./ingest";
 
 /**
  * Online sync of one account (/docs/sync): the client posts the

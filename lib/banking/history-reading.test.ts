@@ -1,0 +1,132 @@
+import { describe, expect, it } from "vitest";
+import { db } from "../db/client";
+import { sandboxUpstream } from "../upstream/sandbox";
+import { approveSandboxAuthorization } from "../upstream/sandbox/consent";
+import type { Upstream } from "../upstream/types";
+import { partnerTenantOf, partnerWithRecipientKey } from "../../test/bank-data";
+import { ISSUER, mintApiKey } from "../../test/oauth-fixtures";
+import { startHistoryReading, storeConnection, storeHistory } from "./ingest";
+
+/**
+ * A new consent's history is read ahead of its writes (docs/ingest.md): the
+ * first account's pages while step 1 stores the connection, each next account
+ * once the previous one's pages are all in; never two accounts' pages at once,
+ * and nothing more once the reading is stopped.
+ */
+
+const sandbox = sandboxUpstream({ baseUrl: ISSUER });
+
+/** The sandbox, recording which account each page request was for, in order. */
+function recordingSandbox() {
+  const calls: string[] = [];
+  let inFlight = 0;
+  let mostAtOnce = 0;
+  const upstream: Upstream = {
+    ...sandbox,
+    async getTransactions(accountUid, query, options) {
+      calls.push(accountUid);
+      inFlight += 1;
+      mostAtOnce = Math.max(mostAtOnce, inFlight);
+      try {
+        return await sandbox.getTransactions(accountUid, query, options);
+      } finally {
+        inFlight -= 1;
+      }
+    },
+  };
+  return { upstream, calls, mostAtOnce: () => mostAtOnce };
+}
+
+async function consentAt(aspsp: { name: string; country: string }) {
+  const { client, keys } = await partnerWithRecipientKey();
+  const { user } = await mintApiKey(client);
+  const tenant = await partnerTenantOf(client, user);
+  const { authorizationId } = await sandbox.startAuthorization({
+    aspsp,
+    psuType: "personal",
+    redirectUrl: `${ISSUER}/banks/callback`,
+    state: "s",
+    validUntil: new Date(Date.now() + 90 * 86_400_000),
+    language: "en",
+  });
+  const back = new URL(approveSandboxAuthorization(authorizationId) ?? "");
+  const session = await sandbox.completeAuthorization({
+    code: back.searchParams.get("code") ?? "",
+  });
+  return { tenantId: tenant.id, sealingKey: keys.publicKeyRawB64, session };
+}
+
+const waitFor = async (condition: () => boolean) => {
+  for (let i = 0; i < 200 && !condition(); i += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return condition();
+};
+
+describe("reading a new consent's history ahead", () => {
+  it("fetches the first account's pages before step 1 has stored the connection, and stores every account whole", async () => {
+    const consent = await consentAt({ name: "Sandbox Nordbank DK", country: "DK" });
+    const uids = consent.session.accounts.map((account) => account.uid);
+    expect(uids.length).toBeGreaterThan(1);
+    const bank = recordingSandbox();
+    const reading = startHistoryReading({
+      sealingKey: consent.sealingKey,
+      upstream: bank.upstream,
+      accountUids: uids,
+    });
+    // Nothing is written yet: there is no connection to write to.
+    expect(await waitFor(() => bank.calls.length > 0)).toBe(true);
+    expect(bank.calls[0]).toBe(uids[0]);
+
+    const input = { ...consent, upstream: bank.upstream };
+    const connection = await storeConnection(input);
+    const history = await storeHistory({ ...input, accounts: connection.accounts, reading });
+    expect(history.failedAccountIds).toEqual([]);
+
+    // The accounts were read in order, one at a time: each one's pages before the next one's.
+    const order = bank.calls.filter((uid, index) => bank.calls[index - 1] !== uid);
+    expect(order).toEqual(uids);
+    expect(bank.mostAtOnce()).toBe(1);
+
+    // The same as a history read without looking ahead: stored once, nothing more to store.
+    let stored = 0;
+    for (const account of connection.accounts) {
+      const row = await db().account.findUniqueOrThrow({ where: { id: account.id } });
+      expect(row.historyPending).toBe(false);
+      stored += await db().transaction.count({ where: { accountId: account.id } });
+    }
+    expect(stored).toBe(history.transactions);
+    const again = await storeHistory({ ...input, accounts: connection.accounts });
+    expect(again.transactions).toBe(0);
+  });
+
+  it("fetches no more pages once stopped (step 1 failed: nothing will be written)", async () => {
+    const consent = await consentAt({ name: "Sandbox Nordbank DK", country: "DK" });
+    const bank = recordingSandbox();
+    const reading = startHistoryReading({
+      sealingKey: consent.sealingKey,
+      upstream: bank.upstream,
+      accountUids: consent.session.accounts.map((account) => account.uid),
+    });
+    expect(await waitFor(() => bank.calls.length > 0)).toBe(true);
+    reading.stop();
+    const calls = bank.calls.length;
+    const first = reading.read(0, consent.session.accounts[0]?.uid ?? "");
+    await expect(first.fetched).rejects.toThrow(/given up/);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // At most the page that was on its way when it stopped.
+    expect(bank.calls.length).toBeLessThanOrEqual(calls + 1);
+  });
+
+  it("refuses accounts given in another order than their history is read", async () => {
+    const consent = await consentAt({ name: "Sandbox Nordbank DK", country: "DK" });
+    const uids = consent.session.accounts.map((account) => account.uid);
+    const reading = startHistoryReading({
+      sealingKey: consent.sealingKey,
+      upstream: sandbox,
+      accountUids: uids,
+    });
+    reading.stop();
+    expect(() => reading.read(0, uids[1] ?? "")).toThrow(/order/);
+  });
+});
