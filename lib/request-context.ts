@@ -9,6 +9,11 @@ import { randomUUID } from "node:crypto";
  */
 export interface RequestContext {
   requestId: string;
+  /**
+   * The service's HTTP server answers this request from a direct route's
+   * handler, writing JSON answers from their text (lib/http/respond.ts).
+   */
+  answeredDirectly?: boolean;
 }
 
 const STORE_KEY = Symbol.for("bank-connect.request-context");
@@ -39,6 +44,17 @@ export function requestIdFor(
 
 export function runInRequest<T>(context: RequestContext, work: () => T): T {
   return storage.run(context, work);
+}
+
+/** Runs a direct route's handler (docs/edge.md, "Direct routes") in the request's context. */
+export function runAnsweringDirectly<T>(work: () => T): T {
+  const current = storage.getStore();
+  return current ? storage.run({ ...current, answeredDirectly: true }, work) : work();
+}
+
+/** True while a direct route's handler runs for this request. */
+export function answeringDirectly(): boolean {
+  return storage.getStore()?.answeredDirectly === true;
 }
 
 /** The id of the request this code runs for, if any. */

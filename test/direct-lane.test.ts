@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { jsonResponse } from "../lib/http/respond";
+import { runInRequest } from "../lib/request-context";
 import { acceptsGzip, answerDirectly, COMPRESS_FROM_BYTES } from "../scripts/lib/direct-lane";
 import { exchangeBytes } from "../scripts/lib/load-client";
 import { observedJourney } from "./observed-journey";
@@ -91,17 +92,20 @@ describe("a direct route's answer", () => {
   async function serveOnce(handler: () => Response) {
     let made: Response | undefined;
     const lane = createServer((request, response) => {
-      void answerDirectly(
-        request,
-        response,
-        {
-          handler: async () => {
-            made = handler();
-            return made;
+      // As the service's server does: every request runs in its own context.
+      void runInRequest({ requestId: "direct-lane-test" }, () =>
+        answerDirectly(
+          request,
+          response,
+          {
+            handler: async () => {
+              made = handler();
+              return made;
+            },
+            params: {},
           },
-          params: {},
-        },
-        "http://localhost",
+          "http://localhost",
+        ),
       );
     });
     await new Promise<void>((resolve) => lane.listen(0, "127.0.0.1", resolve));
@@ -120,6 +124,15 @@ describe("a direct route's answer", () => {
     expect(Number(answer.headers.get("content-length"))).toBe(Buffer.byteLength(text));
     expect(answer.headers.get("content-type")).toBe("application/json; charset=utf-8");
     expect(made.bodyUsed).toBe(false);
+    // Made while the direct route's handler ran: no stream was made for it at all.
+    expect(made.body).toBeNull();
+  });
+
+  it("keeps its body stream when it is made for Next, in the same request's context", async () => {
+    const made = runInRequest({ requestId: "next-route-test" }, () =>
+      jsonResponse({ hello: "wörld" }),
+    );
+    expect(await made.text()).toBe('{"hello":"wörld"}');
   });
 
   it("is read from its stream when it was made otherwise", async () => {

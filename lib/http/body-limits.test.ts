@@ -12,6 +12,7 @@ import {
   readBodyText,
   readFormBody,
   readJsonBody,
+  requestWithBody,
 } from "./body-limits";
 import type { ApiKeyPrincipal } from "../keys/api-keys";
 
@@ -112,6 +113,21 @@ describe("the form and JSON readers", () => {
       problem: "too_large",
       limit: 8,
     });
+  });
+
+  it("read a body the server already read whole from its bytes, under the same limit", async () => {
+    const bytes = new TextEncoder().encode("a=1&b=%C3%A9");
+    const read = () =>
+      requestWithBody(`${ISSUER}/x`, { method: "POST", headers: new Headers() }, bytes);
+    // No stream to read back: the handler gets the bytes themselves.
+    expect(read().body).toBeNull();
+    expect(await readBodyBytes(read(), 100)).toBe(bytes);
+    const form = await readFormBody(read(), 12);
+    expect(form.ok && form.value.get("b")).toBe("é");
+    expect(await readFormBody(read(), 11)).toEqual({ ok: false, problem: "too_large", limit: 11 });
+    await expect(readBodyBytes(read(), 11)).rejects.toBeInstanceOf(BodyTooLargeError);
+    // Another Request of the same address and bytes is read from its own (empty) body.
+    expect(await readBodyText(new Request(`${ISSUER}/x`, { method: "POST" }))).toBe("");
   });
 
   it("tell malformed JSON from a JSON value of any shape", async () => {

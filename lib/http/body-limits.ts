@@ -97,6 +97,28 @@ export class BodyTooLargeError extends Error {
 }
 
 /**
+ * Bodies the service's HTTP server read whole before a direct route's handler
+ * ran (docs/edge.md, "Direct routes"), by their Request: the handler reads
+ * them from here rather than through a stream made of the same bytes.
+ */
+const bodiesRead = new WeakMap<Request, Uint8Array>();
+
+/**
+ * A Request whose body has already been read whole: `readBodyBytes` (the one
+ * way handlers read a body) answers it from `bytes`. It carries no body
+ * stream of its own.
+ */
+export function requestWithBody(
+  url: string,
+  init: { method: string; headers: Headers },
+  bytes: Uint8Array,
+): Request {
+  const request = new Request(url, init);
+  bodiesRead.set(request, bytes);
+  return request;
+}
+
+/**
  * The whole body, or BodyTooLargeError once it is known to be larger than
  * `limit` (by its Content-Length, or while reading: the rest is not read).
  */
@@ -106,6 +128,11 @@ export async function readBodyBytes(
 ): Promise<Uint8Array> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) throw new BodyTooLargeError(limit);
+  const read = bodiesRead.get(request);
+  if (read) {
+    if (read.byteLength > limit) throw new BodyTooLargeError(limit);
+    return read;
+  }
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -1,11 +1,17 @@
+import { answeringDirectly } from "../request-context";
 import { API_CSP } from "./security-headers";
 
 /**
  * The text of each JSON answer made here, by its Response: the service's
  * HTTP server writes a direct route's answer from it instead of reading it
- * back out of the Response's stream (docs/edge.md, "Direct routes").
+ * back out of the Response's stream (docs/edge.md, "Direct routes"). While a
+ * direct route's handler runs, the Response is made without a body stream
+ * at all: its text is only here, and nothing but the server reads it.
  */
-const jsonTexts = new WeakMap<Response, string>();
+const TEXTS_KEY = Symbol.for("bank-connect.json-texts");
+// On globalThis, like the request context: every copy of this module must see the same texts.
+const jsonTexts = ((globalThis as { [TEXTS_KEY]?: WeakMap<Response, string> })[TEXTS_KEY] ??=
+  new WeakMap<Response, string>());
 
 /** The JSON text `response` was made with by jsonResponse, if it was. */
 export const jsonTextOf = (response: Response): string | undefined => jsonTexts.get(response);
@@ -16,7 +22,7 @@ export function jsonResponse(body: unknown, init: ResponseInit = {}): Response {
   headers.set("Content-Type", "application/json; charset=utf-8");
   if (!headers.has("Content-Security-Policy")) headers.set("Content-Security-Policy", API_CSP);
   const text = JSON.stringify(body);
-  const response = new Response(text, { ...init, headers });
+  const response = new Response(answeringDirectly() ? null : text, { ...init, headers });
   jsonTexts.set(response, text);
   return response;
 }

@@ -105,4 +105,29 @@ describe("the mail that a partner was granted access", () => {
       expect(mail.html).toContain(`lang="${locale}"`);
     }
   });
+
+  it("is rendered once per language, partner name and link, and each differs where its input does", async () => {
+    const input = { locale: "fi", partnerName: "Acme", accountUrl: "https://bank.example/account" };
+    const first = await renderAccessGrantedMail({ ...input, locale: "fi" });
+    const again = await renderAccessGrantedMail({ ...input, locale: "fi" });
+    expect(again).toEqual(first);
+    // A caller may change its copy without changing the next one.
+    again.subject = "changed";
+    expect((await renderAccessGrantedMail({ ...input, locale: "fi" })).subject).toBe(first.subject);
+    const renamed = await renderAccessGrantedMail({
+      ...input,
+      locale: "fi",
+      partnerName: "Acme Pro",
+    });
+    expect(renamed.subject).toContain("Acme Pro");
+    const elsewhere = await renderAccessGrantedMail({
+      ...input,
+      locale: "fi",
+      accountUrl: "https://other.example/account",
+    });
+    expect(elsewhere.text).toContain("https://other.example/account");
+    expect(elsewhere.text).not.toContain("https://bank.example/account");
+    const german = await renderAccessGrantedMail({ ...input, locale: "de" });
+    expect(german.subject).not.toBe(first.subject);
+  });
 });

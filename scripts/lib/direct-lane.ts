@@ -2,7 +2,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { promisify } from "node:util";
 import { gzip } from "node:zlib";
 import type { DirectHandler } from "../../lib/api/direct-routes";
+import { requestWithBody } from "../../lib/http/body-limits";
 import { jsonTextOf } from "../../lib/http/respond";
+import { runAnsweringDirectly } from "../../lib/request-context";
 
 const gzipAsync = promisify(gzip);
 
@@ -39,18 +41,20 @@ export async function answerDirectly(
   for (let index = 0; index + 1 < raw.length; index += 2)
     headers.append(raw[index]!, raw[index + 1]!);
   const method = request.method ?? "GET";
-  let body: Uint8Array<ArrayBuffer> | undefined;
+  const url = origin + (request.url ?? "/");
+  let fetchRequest: Request;
   if (method !== "GET" && method !== "HEAD") {
     // The body guard has already held back or refused anything over the path's limit.
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
-    body = new Uint8Array(Buffer.concat(chunks));
+    // Handed to the handler as bytes, not as a stream it would read back into bytes.
+    fetchRequest = requestWithBody(url, { method, headers }, Buffer.concat(chunks));
   } else {
     request.resume();
+    fetchRequest = new Request(url, { method, headers });
   }
-  const answer = await route.handler(
-    new Request(origin + (request.url ?? "/"), { method, headers, body }),
-    { params: Promise.resolve(route.params) },
+  const answer = await runAnsweringDirectly(() =>
+    route.handler(fetchRequest, { params: Promise.resolve(route.params) }),
   );
   const text = jsonTextOf(answer);
   let bytes =

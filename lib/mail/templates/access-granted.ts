@@ -19,9 +19,27 @@ export interface AccessGrantedMailInput {
   accountUrl: string;
 }
 
+/**
+ * Mails already rendered: the mail depends only on its input, and every
+ * person who grants one partner access in one language gets the same one.
+ * Bounded; emptied when full.
+ */
+const RENDERED_KEPT = 512;
+const rendered = new Map<string, RenderedMail>();
+
 export async function renderAccessGrantedMail(
   input: AccessGrantedMailInput,
 ): Promise<RenderedMail> {
+  const key = JSON.stringify([input.locale, input.partnerName, input.accountUrl]);
+  const known = rendered.get(key);
+  if (known) return { ...known };
+  const mail = await renderMail(input);
+  if (rendered.size >= RENDERED_KEPT) rendered.clear();
+  rendered.set(key, mail);
+  return { ...mail };
+}
+
+async function renderMail(input: AccessGrantedMailInput): Promise<RenderedMail> {
   const t = await mailTranslator(input.locale);
   const partner = toOneLine(input.partnerName) || t("serviceName");
   const lines = {
