@@ -143,9 +143,9 @@ export function storeWhileFetching<T>(input: {
 /**
  * The first history of a new consent's accounts, read in their order, each
  * one once the previous one's pages are all in: the next account is fetched
- * while the previous one's last chunks are sealed and written, and the first
- * while step 1 stores the connection. Reads never touch the database, so the
- * writes still hold one connection at a time, one account after another.
+ * while the previous one's last chunks are sealed and written. Reads never
+ * touch the database, so the writes still hold one connection at a time, one
+ * account after another.
  */
 export class HistoryReading {
   readonly deadline: SyncDeadline;
@@ -176,7 +176,7 @@ export class HistoryReading {
     return this.start(index) ?? (this.reads[index] as AccountRead<UpstreamTransaction[]>);
   }
 
-  /** No more pages are fetched for any account (step 1 failed: nothing will be written). */
+  /** No more pages are fetched for any account (the writes have ended). */
   stop(): void {
     this.stopped = true;
   }
@@ -188,8 +188,7 @@ export class HistoryReading {
     const read = startRead({
       sealingKey: this.input.sealingKey,
       deadline: this.deadline,
-      fetch: (onPage) =>
-        fetchTransactions(upstream, uid, this.dateFrom, {}, this.deadline, onPage),
+      fetch: (onPage) => fetchTransactions(upstream, uid, this.dateFrom, {}, this.deadline, onPage),
       abandoned: () => this.stopped,
     });
     this.reads[index] = read;

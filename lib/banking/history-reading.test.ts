@@ -8,10 +8,10 @@ import { ISSUER, mintApiKey } from "../../test/oauth-fixtures";
 import { startHistoryReading, storeConnection, storeHistory } from "./ingest";
 
 /**
- * A new consent's history is read ahead of its writes (docs/ingest.md): the
- * first account's pages while step 1 stores the connection, each next account
- * once the previous one's pages are all in; never two accounts' pages at once,
- * and nothing more once the reading is stopped.
+ * A new consent's history is read ahead of its writes (docs/ingest.md): each
+ * next account's pages once the previous one's are all in, while that one's
+ * last chunks are written; never two accounts' pages at once, and nothing
+ * more once the reading is stopped.
  */
 
 const sandbox = sandboxUpstream({ baseUrl: ISSUER });
@@ -64,31 +64,22 @@ const waitFor = async (condition: () => boolean) => {
 };
 
 describe("reading a new consent's history ahead", () => {
-  it("fetches the first account's pages before step 1 has stored the connection, and stores every account whole", async () => {
+  it("reads the accounts in order, one at a time, and stores every account whole", async () => {
     const consent = await consentAt({ name: "Sandbox Nordbank DK", country: "DK" });
     const uids = consent.session.accounts.map((account) => account.uid);
     expect(uids.length).toBeGreaterThan(1);
     const bank = recordingSandbox();
-    const reading = startHistoryReading({
-      sealingKey: consent.sealingKey,
-      upstream: bank.upstream,
-      accountUids: uids,
-    });
-    // Nothing is written yet: there is no connection to write to.
-    expect(await waitFor(() => bank.calls.length > 0)).toBe(true);
-    expect(bank.calls[0]).toBe(uids[0]);
-
     const input = { ...consent, upstream: bank.upstream };
     const connection = await storeConnection(input);
-    const history = await storeHistory({ ...input, accounts: connection.accounts, reading });
+    const history = await storeHistory({ ...input, accounts: connection.accounts });
     expect(history.failedAccountIds).toEqual([]);
 
-    // The accounts were read in order, one at a time: each one's pages before the next one's.
+    // Each account's pages before the next one's, never two at once.
     const order = bank.calls.filter((uid, index) => bank.calls[index - 1] !== uid);
     expect(order).toEqual(uids);
     expect(bank.mostAtOnce()).toBe(1);
 
-    // The same as a history read without looking ahead: stored once, nothing more to store.
+    // Stored once, each account whole: nothing more to store the second time.
     let stored = 0;
     for (const account of connection.accounts) {
       const row = await db().account.findUniqueOrThrow({ where: { id: account.id } });
@@ -98,6 +89,21 @@ describe("reading a new consent's history ahead", () => {
     expect(stored).toBe(history.transactions);
     const again = await storeHistory({ ...input, accounts: connection.accounts });
     expect(again.transactions).toBe(0);
+  });
+
+  it("fetches the next account while the previous one is still being written", async () => {
+    const consent = await consentAt({ name: "Sandbox Nordbank DK", country: "DK" });
+    const uids = consent.session.accounts.map((account) => account.uid);
+    const bank = recordingSandbox();
+    const reading = startHistoryReading({
+      sealingKey: consent.sealingKey,
+      upstream: bank.upstream,
+      accountUids: uids,
+    });
+    // No write has started: the first account is read whole, then the second one's reading starts.
+    await reading.read(0, uids[0] ?? "").fetched;
+    expect(await waitFor(() => bank.calls.includes(uids[1] ?? ""))).toBe(true);
+    reading.stop();
   });
 
   it("fetches no more pages once stopped (step 1 failed: nothing will be written)", async () => {

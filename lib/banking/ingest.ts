@@ -16,7 +16,8 @@ import { statementsOf, writeWithinDeadline, type RunStatement } from "./write-tr
  *    one database transaction. The accounts are marked `historyPending`.
  * 2. `storeHistory`: each account's history, fetched, sealed and written in
  *    one transaction per account (written while later pages are fetched),
- *    which also clears the mark. An account
+ *    which also clears the mark. Each next account's pages are read while
+ *    the previous account's last chunks are written (`startHistoryReading`). An account
  *    whose history could not be stored keeps the mark: its transactions are
  *    not served, and its next sync fetches the whole first window again.
  *
@@ -241,10 +242,11 @@ export interface StoredHistory {
 }
 
 /**
- * Starts reading the first history of a new consent's accounts (in the
- * session's order, the order step 1 stores them in), so that the first
- * account's pages are fetched and sealed while step 1 runs. Step 2's deadline
- * starts here.
+ * Starts reading the first history of a new consent's accounts, in the order
+ * given: the first account's pages at once, each next one's once the
+ * previous one's are all in. Not while step 1 runs: the person waits for
+ * step 1 (the consent screen shows its accounts), and on a busy machine
+ * reading beside it made that wait longer without making the history faster.
  */
 export function startHistoryReading(input: {
   sealingKey: string;
@@ -264,9 +266,7 @@ export function startHistoryReading(input: {
  * Step 2: each account's first window of history, in one transaction per
  * account that also clears its `historyPending`. A failure leaves that
  * account's history as it was (the mark included) and goes on with the next;
- * past the deadline the remaining accounts are left pending too. `reading`
- * is the history already being read (startHistoryReading); without it the
- * reading starts here.
+ * past the deadline the remaining accounts are left pending too.
  */
 export async function storeHistory(
   input: {
@@ -275,20 +275,30 @@ export async function storeHistory(
     accounts: ConnectedAccount[];
     now?: Date;
     deadline?: SyncDeadline;
-    reading?: HistoryReading;
   },
   progress: IngestProgress = {},
 ): Promise<StoredHistory> {
-  const reading =
-    input.reading ??
-    startHistoryReading({
-      ...input,
-      accountUids: input.accounts.map((account) => account.uid),
-    });
+  const reading = startHistoryReading({
+    ...input,
+    accountUids: input.accounts.map((account) => account.uid),
+  });
+  try {
+    return await storeEachHistory(input.accounts, reading, progress);
+  } finally {
+    // Whatever ended the loop, no account's pages are fetched any more.
+    reading.stop();
+  }
+}
+
+async function storeEachHistory(
+  accounts: ConnectedAccount[],
+  reading: HistoryReading,
+  progress: IngestProgress,
+): Promise<StoredHistory> {
   const { deadline } = reading;
   let stored = 0;
   const failedAccountIds: string[] = [];
-  for (const [index, account] of input.accounts.entries()) {
+  for (const [index, account] of accounts.entries()) {
     try {
       const { created } = await storeRead({
         read: reading.read(index, account.uid),
@@ -302,29 +312,19 @@ export async function storeHistory(
       log.warn("ingest.history_failed", { error });
       failedAccountIds.push(account.id);
       if (deadline.expired) {
-        failedAccountIds.push(...input.accounts.slice(index + 1).map((rest) => rest.id));
+        failedAccountIds.push(...accounts.slice(index + 1).map((rest) => rest.id));
         break;
       }
     }
-    await progress.history?.(index + 1, input.accounts.length);
+    await progress.history?.(index + 1, accounts.length);
   }
   return { transactions: stored, failedAccountIds };
 }
 
 /** Both steps at once: a new consent with its whole first history (scripts and tests). */
 export async function storeBankSession(input: StoreInput): Promise<StoredSession> {
-  const reading = startHistoryReading({
-    ...input,
-    accountUids: input.session.accounts.map((account) => account.uid),
-  });
-  let connection: StoredConnection;
-  let history: StoredHistory;
-  try {
-    connection = await storeConnection(input);
-    history = await storeHistory({ ...input, accounts: connection.accounts, reading });
-  } finally {
-    reading.stop();
-  }
+  const connection = await storeConnection(input);
+  const history = await storeHistory({ ...input, accounts: connection.accounts });
   if (history.failedAccountIds.length > 0) {
     throw new Error(`the history of ${history.failedAccountIds.length} account(s) was not stored`);
   }

@@ -1,12 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { countBankConnected, countFlowFailure } from "../analytics/counters";
 import { inSyncSlot, SyncBusyError } from "../banking/budget";
-import {
-  renewConnection,
-  startHistoryReading,
-  storeConnection,
-  storeHistory,
-} from "../banking/ingest";
+import { renewConnection, storeConnection, storeHistory } from "../banking/ingest";
 import { db } from "../db/client";
 import type { BankIngestState } from "../db/generated/enums";
 import { log } from "../log";
@@ -102,27 +97,16 @@ async function runIngest(id: string, job: IngestJob): Promise<void> {
         const progress = {
           accounts: (done: number) => record({ accountsDone: done }).then(() => undefined),
         };
-        // The first account's pages are fetched and sealed while its connection is stored.
-        const reading = startHistoryReading({
-          sealingKey: job.sealingKey,
-          upstream: bank,
-          accountUids: session.accounts.map((account) => account.uid),
-        });
-        try {
-          const connection = job.renewConnectionId
-            ? await renewConnection({ ...store, connectionId: job.renewConnectionId }, progress)
-            : await storeConnection(store, progress);
-          connected = true;
-          await countBankConnected(job.flowId);
-          await record({ state: "history", connectionId: connection.connectionId });
-          await storeHistory(
-            { sealingKey: job.sealingKey, upstream: bank, accounts: connection.accounts, reading },
-            { history: (done) => record({ historyDone: done }).then(() => undefined) },
-          );
-        } finally {
-          // Whatever ended the ingest, no account's pages are fetched any more.
-          reading.stop();
-        }
+        const connection = job.renewConnectionId
+          ? await renewConnection({ ...store, connectionId: job.renewConnectionId }, progress)
+          : await storeConnection(store, progress);
+        connected = true;
+        await countBankConnected(job.flowId);
+        await record({ state: "history", connectionId: connection.connectionId });
+        await storeHistory(
+          { sealingKey: job.sealingKey, upstream: bank, accounts: connection.accounts },
+          { history: (done) => record({ historyDone: done }).then(() => undefined) },
+        );
       },
       () => void record({ state: "waiting" }).catch(() => undefined),
     );
