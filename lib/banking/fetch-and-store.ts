@@ -65,7 +65,7 @@ export interface AccountRead<T> {
   fetched: Promise<T>;
 }
 
-/** A read given up on: its write will not happen (the connection could not be stored). */
+/** A read given up on: its write will not happen. */
 export class ReadAbandonedError extends Error {
   constructor() {
     super("the read was given up");
