@@ -39,6 +39,30 @@ export function partnerTenantOf(client: TestClient, user: { id: string; email: s
   });
 }
 
+/** A consent approved at a sandbox bank (by default Sandbox Nordbank DK, personal), as of `at`. */
+export async function sandboxConsent(
+  options: {
+    bank?: { name: string; country: string };
+    psuType?: "personal" | "business";
+    psuId?: string;
+    at?: Date;
+  } = {},
+) {
+  const at = options.at ?? new Date();
+  const sandbox = sandboxUpstream({ now: () => at, baseUrl: ISSUER });
+  const { authorizationId } = await sandbox.startAuthorization({
+    aspsp: options.bank ?? { name: "Sandbox Nordbank DK", country: "DK" },
+    ...(options.psuId === undefined ? {} : { psuId: options.psuId }),
+    psuType: options.psuType ?? "personal",
+    redirectUrl: `${ISSUER}/banks/callback`,
+    state: "s",
+    validUntil: new Date(at.getTime() + 90 * 86_400_000),
+    language: "en",
+  });
+  const back = new URL(approveSandboxAuthorization(authorizationId, at) ?? "");
+  return sandbox.completeAuthorization({ code: back.searchParams.get("code") ?? "" });
+}
+
 /** Connects a sandbox bank for a tenant as if it happened `agoMs` ago. */
 export async function connectBank(
   tenantId: string,
@@ -47,18 +71,7 @@ export async function connectBank(
 ) {
   const at = new Date(Date.now() - (options.agoMs ?? 0));
   const sandbox = sandboxUpstream({ now: () => at, baseUrl: ISSUER });
-  const { authorizationId } = await sandbox.startAuthorization({
-    aspsp: options.bank ?? { name: "Sandbox Nordbank DK", country: "DK" },
-    psuType: "personal",
-    redirectUrl: `${ISSUER}/banks/callback`,
-    state: "s",
-    validUntil: new Date(at.getTime() + 90 * 86_400_000),
-    language: "en",
-  });
-  const back = new URL(approveSandboxAuthorization(authorizationId, at) ?? "");
-  const session = await sandbox.completeAuthorization({
-    code: back.searchParams.get("code") ?? "",
-  });
+  const session = await sandboxConsent({ ...options, at });
   const stored = await storeBankSession({
     tenantId,
     sealingKey,

@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { db } from "../db/client";
 import { sandboxUpstream } from "../upstream/sandbox";
-import { approveSandboxAuthorization } from "../upstream/sandbox/consent";
 import type { Upstream } from "../upstream/types";
-import { partnerTenantOf, partnerWithRecipientKey } from "../../test/bank-data";
+import { partnerTenantOf, partnerWithRecipientKey, sandboxConsent } from "../../test/bank-data";
 import { ISSUER, mintApiKey } from "../../test/oauth-fixtures";
 import { startHistoryReading, storeConnection, storeHistory } from "./ingest";
 
@@ -41,18 +40,7 @@ async function consentAt(aspsp: { name: string; country: string }) {
   const { client, keys } = await partnerWithRecipientKey();
   const { user } = await mintApiKey(client);
   const tenant = await partnerTenantOf(client, user);
-  const { authorizationId } = await sandbox.startAuthorization({
-    aspsp,
-    psuType: "personal",
-    redirectUrl: `${ISSUER}/banks/callback`,
-    state: "s",
-    validUntil: new Date(Date.now() + 90 * 86_400_000),
-    language: "en",
-  });
-  const back = new URL(approveSandboxAuthorization(authorizationId) ?? "");
-  const session = await sandbox.completeAuthorization({
-    code: back.searchParams.get("code") ?? "",
-  });
+  const session = await sandboxConsent({ bank: aspsp });
   return { tenantId: tenant.id, sealingKey: keys.publicKeyRawB64, session };
 }
 

@@ -4,9 +4,8 @@ import * as transactionsRoute from "@/app/api/accounts/[id]/transactions/route";
 import { openJson } from "../crypto/envelope";
 import { db } from "../db/client";
 import { sandboxUpstream } from "../upstream/sandbox";
-import { approveSandboxAuthorization } from "../upstream/sandbox/consent";
 import { UpstreamError, type Upstream } from "../upstream/types";
-import { partnerTenantOf, partnerWithRecipientKey } from "../../test/bank-data";
+import { partnerTenantOf, partnerWithRecipientKey, sandboxConsent } from "../../test/bank-data";
 import { ISSUER, mintApiKey } from "../../test/oauth-fixtures";
 import { storeConnection, storeHistory } from "./ingest";
 import { syncAccount } from "./sync";
@@ -24,17 +23,9 @@ async function partnerUserAtBank(aspsp: { name: string; country: string }, psuTy
   const { client, keys } = await partnerWithRecipientKey();
   const { key, user } = await mintApiKey(client);
   const tenant = await partnerTenantOf(client, user);
-  const { authorizationId } = await sandbox.startAuthorization({
-    aspsp,
+  const session = await sandboxConsent({
+    bank: aspsp,
     psuType: psuType === "business" ? "business" : "personal",
-    redirectUrl: `${ISSUER}/banks/callback`,
-    state: "s",
-    validUntil: new Date(Date.now() + 90 * 86_400_000),
-    language: "en",
-  });
-  const back = new URL(approveSandboxAuthorization(authorizationId) ?? "");
-  const session = await sandbox.completeAuthorization({
-    code: back.searchParams.get("code") ?? "",
   });
   const input = {
     tenantId: tenant.id,

@@ -3,8 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { db } from "../db/client";
 import { rawSetting, setSetting } from "../env";
 import { sandboxUpstream } from "../upstream/sandbox";
-import { approveSandboxAuthorization } from "../upstream/sandbox/consent";
-import { partnerTenantOf, partnerWithRecipientKey } from "../../test/bank-data";
+import { partnerTenantOf, partnerWithRecipientKey, sandboxConsent } from "../../test/bank-data";
 import { ISSUER, mintApiKey } from "../../test/oauth-fixtures";
 import { renewConnection, storeConnection, storeHistory } from "./ingest";
 
@@ -27,19 +26,7 @@ function setSecrets(current: string, previous?: string) {
 afterEach(() => setSecrets(previousSecret ?? OLD));
 
 /** A consent of the same person at the same bank each time (the sandbox keys accounts by psuId). */
-async function consent(psuId: string) {
-  const { authorizationId } = await sandbox.startAuthorization({
-    aspsp: BANK,
-    psuId,
-    psuType: "personal",
-    redirectUrl: `${ISSUER}/banks/callback`,
-    state: "s",
-    validUntil: new Date(Date.now() + 90 * 86_400_000),
-    language: "en",
-  });
-  const back = new URL(approveSandboxAuthorization(authorizationId) ?? "");
-  return sandbox.completeAuthorization({ code: back.searchParams.get("code") ?? "" });
-}
+const consent = (psuId: string) => sandboxConsent({ bank: BANK, psuId });
 
 async function storedRows(connectionId: string) {
   const accounts = await db().account.findMany({
