@@ -66,7 +66,7 @@ export interface AccountRead<T> {
 }
 
 /** A read given up on: its write will not happen. */
-export class ReadAbandonedError extends Error {
+class ReadAbandonedError extends Error {
   constructor() {
     super("the read was given up");
     this.name = "ReadAbandonedError";
@@ -77,7 +77,7 @@ export class ReadAbandonedError extends Error {
  * Starts fetching with `fetch`, handing each page to the sealer. The read
  * stops at its next page once `abandoned()` is true.
  */
-export function startRead<T>(input: {
+function startRead<T>(input: {
   sealingKey: string;
   deadline: SyncDeadline;
   fetch: (onPage: (page: readonly UpstreamTransaction[]) => Promise<void>) => Promise<T>;
@@ -150,7 +150,6 @@ export function storeWhileFetching<T>(input: {
 export class HistoryReading {
   readonly deadline: SyncDeadline;
   private readonly reads: AccountRead<UpstreamTransaction[]>[] = [];
-  private readonly dateFrom: string;
   private stopped = false;
 
   constructor(
@@ -164,8 +163,7 @@ export class HistoryReading {
     },
   ) {
     this.deadline = input.deadline ?? startSyncDeadline();
-    this.dateFrom = input.dateFrom;
-    this.start(0);
+    if (input.accountUids.length > 0) this.start(0);
   }
 
   /** The read of the account at `index` of the uids given, started now at the latest. */
@@ -173,7 +171,7 @@ export class HistoryReading {
     if (this.input.accountUids[index] !== accountUid) {
       throw new Error("the accounts are not in the order their history is read");
     }
-    return this.start(index) ?? (this.reads[index] as AccountRead<UpstreamTransaction[]>);
+    return this.start(index);
   }
 
   /** No more pages are fetched for any account (the writes have ended). */
@@ -181,19 +179,21 @@ export class HistoryReading {
     this.stopped = true;
   }
 
-  private start(index: number): AccountRead<UpstreamTransaction[]> | undefined {
-    const uid = this.input.accountUids[index];
-    if (uid === undefined || this.reads[index]) return this.reads[index];
-    const { upstream } = this.input;
+  /** The read of the account at `index` (a valid index), started if it was not. */
+  private start(index: number): AccountRead<UpstreamTransaction[]> {
+    const started = this.reads[index];
+    if (started) return started;
+    const { upstream, accountUids, dateFrom } = this.input;
+    const uid = accountUids[index] ?? "";
     const read = startRead({
       sealingKey: this.input.sealingKey,
       deadline: this.deadline,
-      fetch: (onPage) => fetchTransactions(upstream, uid, this.dateFrom, {}, this.deadline, onPage),
+      fetch: (onPage) => fetchTransactions(upstream, uid, dateFrom, {}, this.deadline, onPage),
       abandoned: () => this.stopped,
     });
     this.reads[index] = read;
     const next = () => {
-      if (!this.stopped) this.start(index + 1);
+      if (!this.stopped && index + 1 < accountUids.length) this.start(index + 1);
     };
     void read.fetched.then(next, next);
     return read;

@@ -46,7 +46,6 @@ export async function writeBalances(
   run: RunStatement,
   accountId: string,
   balances: SealedBalance[],
-  now = new Date(),
 ) {
   for (const columns of balances) {
     await run(UPSERT_BALANCE, [
@@ -55,16 +54,16 @@ export async function writeBalances(
       columns.currency,
       columns.referenceDate,
       columns.enc,
-      now,
+      new Date(),
     ]);
   }
 }
 
 /** The account's first history is stored whole (docs/ingest.md). */
-export async function clearHistoryPending(run: RunStatement, accountId: string, now = new Date()) {
+export async function clearHistoryPending(run: RunStatement, accountId: string) {
   await run(
     `UPDATE "Account" SET "historyPending" = false, "updatedAt" = $2::timestamp WHERE "id" = $1::uuid`,
-    [accountId, now],
+    [accountId, new Date()],
   );
 }
 

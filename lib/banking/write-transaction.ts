@@ -23,7 +23,7 @@ const toParameter = (value: unknown) => (value instanceof Date ? value.toISOStri
  * Options of a sync's write transaction: it may wait for a connection of the
  * sync pool as long as any request, and stay open until the deadline.
  */
-export function syncTransactionOptions(deadline: SyncDeadline) {
+function syncTransactionOptions(deadline: SyncDeadline) {
   deadline.check();
   return { timeout: deadline.remainingMs() + 1000 };
 }
@@ -32,7 +32,7 @@ const timeLeft = (deadline: SyncDeadline) => String(Math.max(1, deadline.remaini
 const BOUND_STATEMENT = "SELECT set_config('statement_timeout', $1, true)";
 
 /** No statement of the transaction may run past the deadline (SET LOCAL statement_timeout). */
-export async function boundByDeadline(tx: Prisma.TransactionClient, deadline: SyncDeadline) {
+async function boundByDeadline(tx: Prisma.TransactionClient, deadline: SyncDeadline) {
   deadline.check();
   await tx.$queryRawUnsafe(BOUND_STATEMENT, timeLeft(deadline));
 }
@@ -81,9 +81,10 @@ export async function writeStatementsWithinDeadline<T>(
   } catch (error) {
     throw asDeadlineError(deadline, error);
   }
-  let broken: unknown;
-  // A connection cut while checked out is reported to the statement under
-  // way and as an event, which must not be thrown out of the process.
+  // A connection that was cut, or whose rollback failed, is closed rather than handed out again.
+  let broken: Error | boolean = false;
+  // A cut while checked out is reported to the statement under way and as an
+  // event, which must not be thrown out of the process.
   const lost = (error: Error) => (broken = error);
   client.on("error", lost);
   try {
@@ -98,11 +99,12 @@ export async function writeStatementsWithinDeadline<T>(
     await client.query("COMMIT");
     return result;
   } catch (error) {
-    // A connection whose rollback fails is closed rather than handed out again.
-    await client.query("ROLLBACK").catch((cause: unknown) => (broken = cause ?? true));
+    await client.query("ROLLBACK").catch((cause: unknown) => {
+      broken = cause instanceof Error ? cause : true;
+    });
     throw asDeadlineError(deadline, error);
   } finally {
     client.off("error", lost);
-    client.release(broken instanceof Error ? broken : broken ? true : undefined);
+    client.release(broken);
   }
 }

@@ -101,7 +101,10 @@ export class BodyTooLargeError extends Error {
  * ran (docs/edge.md, "Direct routes"), by their Request: the handler reads
  * them from here rather than through a stream made of the same bytes.
  */
-const bodiesRead = new WeakMap<Request, Uint8Array>();
+const BODIES_KEY = Symbol.for("bank-connect.bodies-read");
+// On globalThis, like the JSON texts of lib/http/respond.ts: every copy of this module must see them.
+const bodiesRead = ((globalThis as { [BODIES_KEY]?: WeakMap<Request, Uint8Array> })[BODIES_KEY] ??=
+  new WeakMap<Request, Uint8Array>());
 
 /**
  * A Request whose body has already been read whole: `readBodyBytes` (the one

@@ -1,3 +1,5 @@
+import { keptValues } from "./kept";
+
 /**
  * Calendar days for the sandbox ledger, as integers (days since 1970-01-01,
  * UTC) so that ranges are plain loops. Wire dates are `YYYY-MM-DD`
@@ -10,26 +12,13 @@ export function toDayNumber(date: Date): number {
   return Math.floor(date.getTime() / DAY_MS);
 }
 
-/**
- * Days already formatted or taken apart: a history names the same few hundred
- * days thousands of times. Bounded; emptied when full.
- */
+/** Days already formatted or taken apart: a history names the same few hundred days thousands of times. */
 const DAYS_KEPT = 8192;
-const isoDays = new Map<number, string>();
-const calendarDays = new Map<number, CalendarDay>();
-
-function remembered<Value>(kept: Map<number, Value>, day: number, make: () => Value): Value {
-  let value = kept.get(day);
-  if (value === undefined) {
-    if (kept.size >= DAYS_KEPT) kept.clear();
-    value = make();
-    kept.set(day, value);
-  }
-  return value;
-}
+const isoDays = keptValues<string, number>(DAYS_KEPT);
+const calendarDays = keptValues<CalendarDay, number>(DAYS_KEPT);
 
 export function toIsoDay(day: number): string {
-  return remembered(isoDays, day, () => new Date(day * DAY_MS).toISOString().slice(0, 10));
+  return isoDays(day, () => new Date(day * DAY_MS).toISOString().slice(0, 10));
 }
 
 /** A real calendar date `YYYY-MM-DD`, or null. */
@@ -53,7 +42,7 @@ export interface CalendarDay {
 }
 
 export function toCalendarDay(day: number): CalendarDay {
-  return remembered(calendarDays, day, () => {
+  return calendarDays(day, () => {
     const date = new Date(day * DAY_MS);
     const tomorrow = new Date((day + 1) * DAY_MS);
     return {

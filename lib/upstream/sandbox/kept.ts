@@ -4,8 +4,10 @@
  * once can be handed out again. The least recently used entry goes first
  * once `limit` are kept.
  */
-export function keptValues<Value>(limit: number): (key: string, make: () => Value) => Value {
-  const kept = new Map<string, Value>();
+export function keptValues<Value, Key = string>(
+  limit: number,
+): (key: Key, make: () => Value) => Value {
+  const kept = new Map<Key, Value>();
   return (key, make) => {
     const found = kept.get(key);
     if (found !== undefined) {
