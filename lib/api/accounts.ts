@@ -1,25 +1,25 @@
 import type { z } from "zod";
-import { query, sql, EMPTY_SQL } from "../db/sql";
+import { sql, EMPTY_SQL, type SqlFragment } from "../db/sql";
 import { getEnv } from "../env";
-import type { ApiKeyPrincipal } from "../keys/api-keys";
 import { apiJson, invalidRequest } from "./data";
-import { encodeAccountCursor, parseAccountQuery } from "./paging";
+import { encodeAccountCursor, parseAccountQuery, type AccountQuery } from "./paging";
+import type { TenantRead } from "./route";
 import type { AccountPage } from "./schemas";
 import { toAccountWire, type AccountRow } from "./wire";
 
+type ListedRow = AccountRow & { createdAt: Date };
+
 /**
  * GET /api/accounts (/docs/data): the tenant's accounts with their bank
- * and sealed balances, in the order they were connected, in one statement.
+ * and sealed balances, in the order they were connected, read in the same
+ * statement as the API key (lib/api/route.ts, keyedRead).
  * Without parameters it answers the whole list as a JSON array, as the SDKs
  * read it; with `limit` (and then `cursor`) one page, `{items, next}`
  * (docs/paging.md). An account whose consent was withdrawn never shows
  * `needsReconnect` (docs/sync-failures.md), whatever an older sync stored.
  */
 
-export async function listAccounts(
-  principal: ApiKeyPrincipal,
-  params = new URLSearchParams(),
-): Promise<Response> {
+export function planAccounts(params: URLSearchParams): TenantRead<ListedRow> | Response {
   const parsed = parseAccountQuery(params);
   if (!parsed.ok) return invalidRequest(parsed.message);
   const page = parsed.value;
@@ -29,7 +29,7 @@ export async function listAccounts(
       : EMPTY_SQL;
   // One row more than the page tells whether another page follows.
   const limit = page.paged ? sql` LIMIT ${page.limit + 1}` : EMPTY_SQL;
-  const rows = await query<AccountRow & { createdAt: Date }>(sql`
+  const statement = (tenantId: SqlFragment) => sql`
     SELECT a."id", c."aspspName", c."aspspCountry", a."currency", a."accountType", a."bic",
            (a."needsReconnect" AND NOT a."consentWithdrawn") AS "needsReconnect", a."enc", a."displayNameEnc", a."uidEnc", a."createdAt",
            COALESCE((
@@ -39,10 +39,13 @@ export async function listAccounts(
                FROM "Balance" b WHERE b."accountId" = a."id"
            ), '[]'::json) AS "balances"
       FROM "Account" a JOIN "Connection" c ON c."id" = a."connectionId"
-     WHERE a."tenantId" = ${principal.tenantId}::uuid${after}
-     ORDER BY a."createdAt", a."id"${limit}`);
-  if (!page.paged) return apiJson(rows.map(toAccountWire));
+     WHERE a."tenantId" = ${tenantId}${after}
+     ORDER BY a."createdAt", a."id"${limit}`;
+  return { statement, present: "id", answer: (rows) => answer(page, rows) };
+}
 
+function answer(page: AccountQuery, rows: ListedRow[]): Response {
+  if (!page.paged) return apiJson(rows.map(toAccountWire));
   const items = rows.slice(0, page.limit);
   const last = items.at(-1);
   const next = rows.length > page.limit && last ? encodeAccountCursor(last) : null;

@@ -3,11 +3,11 @@ import { jsonResponse } from "../http/respond";
 import { handleRevokeRequest } from "../oauth/revoke";
 import { handleTokenRequest } from "../oauth/token";
 import { handleUserinfoRequest } from "../oauth/userinfo";
-import { listAccounts } from "./accounts";
+import { planAccounts } from "./accounts";
 import { listConnections } from "./data";
-import { dataOperation, type RouteContext } from "./route";
+import { dataOperation, keyedRead, type RouteContext } from "./route";
 import { handleAccountSync, handleBulkSync } from "./sync";
-import { listTransactions } from "./transactions";
+import { planTransactions } from "./transactions";
 
 /**
  * The partner API's handlers, and the table the service's HTTP server answers
@@ -29,11 +29,11 @@ export const tokenRoute: DirectHandler = (request) => handleTokenRequest(request
 export const revokeRoute: DirectHandler = (request) => handleRevokeRequest(request);
 export const userinfoRoute: DirectHandler = (request) => handleUserinfoRequest(request);
 
-export const accountsRoute: DirectHandler = dataOperation((principal, request) =>
-  listAccounts(principal, new URL(request.url).searchParams),
+export const accountsRoute: DirectHandler = keyedRead((request) =>
+  planAccounts(new URL(request.url).searchParams),
 );
-export const transactionsRoute: DirectHandler = dataOperation((principal, request, params) =>
-  listTransactions(principal, params.id ?? "", new URL(request.url).searchParams),
+export const transactionsRoute: DirectHandler = keyedRead((request, params) =>
+  planTransactions(params.id ?? "", new URL(request.url).searchParams),
 );
 export const connectionsRoute: DirectHandler = dataOperation((principal) =>
   listConnections(principal),

@@ -1,28 +1,34 @@
 import { isDatabaseUnavailable, OUTAGE_RETRY_AFTER_SECONDS } from "../db/faults";
-import { authenticateApiKeyRequest, refuseOutsideScope } from "../oauth/bearer";
-import type { ApiKeyPrincipal } from "../keys/api-keys";
+import type { SqlFragment } from "../db/sql";
+import {
+  acceptApiKey,
+  authenticateApiKeyRequest,
+  refuseApiKey,
+  refuseOutsideScope,
+} from "../oauth/bearer";
+import {
+  findActiveApiKey,
+  readApiKeyCredential,
+  readWithApiKey,
+  type ApiKeyPrincipal,
+} from "../keys/api-keys";
 import { log } from "../log";
 import { apiJson } from "./data";
 
 /** Next passes `params` only to routes with dynamic segments. */
 export type RouteContext = { params?: Promise<Record<string, string | string[]> | undefined> };
-type Operation = (
-  principal: ApiKeyPrincipal,
-  request: Request,
-  params: Record<string, string>,
-) => Promise<Response>;
+type Params = Record<string, string>;
+type Operation = (principal: ApiKeyPrincipal, request: Request, params: Params) => Promise<Response>;
 
 /**
- * A data operation behind API-key authentication (/docs/data): 401 for a
- * missing or dead key, the operation otherwise, and a 503 (never a stack
- * trace) when something underneath fails, the key lookup included: while the
- * database is unreachable every call answers 503 transient with Retry-After.
+ * A data endpoint's handler with the path's parameters as strings, and a 503
+ * (never a stack trace) when something underneath fails, the key lookup
+ * included: while the database is unreachable every call answers 503
+ * transient with Retry-After.
  */
-export function dataOperation(operation: Operation) {
+function dataEndpoint(handle: (request: Request, params: Params) => Promise<Response>) {
   return async (request: Request, context?: RouteContext): Promise<Response> => {
     try {
-      const principal = await authenticateApiKeyRequest(request);
-      if (principal instanceof Response) return principal;
       const raw = (await context?.params) ?? {};
       const params = Object.fromEntries(
         Object.entries(raw).map(([name, value]) => [
@@ -30,7 +36,7 @@ export function dataOperation(operation: Operation) {
           Array.isArray(value) ? value.join("/") : value,
         ]),
       );
-      return await operation(principal, request, params);
+      return await handle(request, params);
     } catch (error) {
       const path = new URL(request.url).pathname;
       if (isDatabaseUnavailable(error)) log.warn("api.database_unavailable", { error, path });
@@ -40,6 +46,49 @@ export function dataOperation(operation: Operation) {
       });
     }
   };
+}
+
+/** A data operation behind API-key authentication (/docs/data): 401 for a missing or dead key. */
+export function dataOperation(operation: Operation) {
+  return dataEndpoint(async (request, params) => {
+    const principal = await authenticateApiKeyRequest(request);
+    if (principal instanceof Response) return principal;
+    return operation(principal, request, params);
+  });
+}
+
+/** A read of the key's tenant, planned from the request before the key is checked. */
+export interface TenantRead<Row> {
+  /** The statement, given the tenant's id as an SQL expression (readWithApiKey). */
+  statement: (tenantId: SqlFragment) => SqlFragment;
+  /** A column of the statement's rows that is never null. */
+  present: keyof Row & string;
+  answer: (rows: Row[]) => Response;
+}
+
+/**
+ * A data read whose statement carries the key check (readWithApiKey): the
+ * whole request is one round trip. `plan` reads the request; a refusal it
+ * returns (a malformed parameter, an impossible id) is answered only once
+ * the key was checked on its own, so a dead key is told 401 first, as by
+ * every other operation.
+ */
+export function keyedRead<Row extends object>(
+  plan: (request: Request, params: Params) => TenantRead<Row> | Response,
+) {
+  return dataEndpoint(async (request, params) => {
+    const credential = readApiKeyCredential(request);
+    if (credential.kind !== "key") return refuseApiKey(credential);
+    const planned = plan(request, params);
+    if (planned instanceof Response) {
+      const principal = acceptApiKey(credential, await findActiveApiKey(credential.key));
+      return principal instanceof Response ? principal : planned;
+    }
+    const found = await readWithApiKey(credential.key, planned.statement, planned.present);
+    const accepted = acceptApiKey(credential, found?.key ?? null);
+    if (accepted instanceof Response) return accepted;
+    return planned.answer(found?.rows ?? []);
+  });
 }
 
 /** Methods outside the five operations answer 403 like every other path (/docs/data). */

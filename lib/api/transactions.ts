@@ -1,8 +1,7 @@
 import type { z } from "zod";
-import { query, sql, EMPTY_SQL, type SqlFragment } from "../db/sql";
+import { sql, EMPTY_SQL, type SqlFragment } from "../db/sql";
 import { isUuid } from "../db/uuid";
 import { getEnv } from "../env";
-import type { ApiKeyPrincipal } from "../keys/api-keys";
 import { apiJson, accountNotFound, historyPending, invalidRequest } from "./data";
 import {
   encodeTransactionCursor,
@@ -10,12 +9,14 @@ import {
   type TransactionCursor,
   type TransactionQuery,
 } from "./paging";
+import type { TenantRead } from "./route";
 import type { TransactionPage } from "./schemas";
 import { toTransactionWire, type TransactionRow } from "./wire";
 
 /**
  * GET /api/accounts/{id}/transactions (/docs/data; docs/paging.md): one
- * statement checks that the account is the key's tenant's, counts, and reads
+ * statement checks the API key (lib/api/route.ts, keyedRead) and that the
+ * account is the key's tenant's, counts, and reads
  * the page along the index on (accountId, bookingDate DESC, transactionDate
  * DESC, id), the statement's order: pending entries (no booking date yet)
  * first, then newest first, ties broken by id.
@@ -104,25 +105,32 @@ function nextLink(accountId: string, page: TransactionQuery, next: string): stri
 }
 
 /** A page of the statement, newest first, how many rows match, and where the next page starts. */
-export async function listTransactions(
-  principal: ApiKeyPrincipal,
+export function planTransactions(
   accountId: string,
   params: URLSearchParams,
-): Promise<Response> {
+): TenantRead<PageRow> | Response {
   const parsed = parseTransactionQuery(params);
   if (!parsed.ok) return invalidRequest(parsed.message);
   if (!isUuid(accountId)) return accountNotFound();
   const page = parsed.value;
   const filter = dateFilter(page);
   const take = page.limit + 1;
-  const rows = await query<PageRow>(sql`
+  const statement = (tenantId: SqlFragment) => sql`
     WITH account AS MATERIALIZED (
       SELECT a."id", a."historyPending", ${totalOf(page, filter)} AS "total" FROM "Account" a
-       WHERE a."id" = ${accountId}::uuid AND a."tenantId" = ${principal.tenantId}::uuid
+       WHERE a."id" = ${accountId}::uuid AND a."tenantId" = ${tenantId}
     )
     SELECT account."total", account."historyPending", tr.* FROM account LEFT JOIN LATERAL (
       ${page.cursor ? afterCursor(page.cursor, filter, take) : atOffset(page.offset, filter, take)}
-    ) tr ON true`);
+    ) tr ON true`;
+  return {
+    statement,
+    present: "historyPending",
+    answer: (rows) => answer(accountId, page, rows),
+  };
+}
+
+function answer(accountId: string, page: TransactionQuery, rows: PageRow[]): Response {
   const [first] = rows;
   if (!first) return accountNotFound();
   // Never a part of the first history: until it is stored whole, the partner is asked to come back.

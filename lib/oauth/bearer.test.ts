@@ -14,7 +14,9 @@ import {
 import { db } from "../db/client";
 import { handleTokenRequest } from "./token";
 import { setPartnerStatus } from "../partners/partners";
-import { findActiveApiKey, hashApiKey } from "../keys/api-keys";
+import { sql } from "../db/sql";
+import { findActiveApiKey, hashApiKey, readWithApiKey } from "../keys/api-keys";
+import { flushKeyUses } from "../keys/last-use";
 
 /**
  * The API-key check is one statement joining the key to its tenant, user,
@@ -75,12 +77,83 @@ describe("the joined API-key check", () => {
   });
 });
 
+describe("a read that carries the key check", () => {
+  const transactions = (key: string, accountId: string, query = "") =>
+    listTransactions(
+      new Request(`${ISSUER}/api/accounts/${accountId}/transactions${query}`, bearer(key)),
+      { params: Promise.resolve({ id: accountId }) },
+    );
+
+  it("answers a live key without accounts an empty list, and notes the key's use", async () => {
+    const client = await createTestClient();
+    const { key } = await mintApiKey(client);
+    const { result, statements } = await countStatements(() => accounts(key));
+    expect(statements).toHaveLength(1);
+    expect(result.status).toBe(200);
+    expect(await result.json()).toEqual([]);
+    await flushKeyUses();
+    const stored = await db().apiKey.findUniqueOrThrow({ where: { keyHash: hashApiKey(key) } });
+    expect(stored.lastUsedAt).not.toBeNull();
+  });
+
+  it("tells a dead key 401 before a malformed parameter or id, and a live key 400 or 404", async () => {
+    const { key, stored } = await connectedPartnerUser();
+    const accountId = stored.accountIds[0] ?? "";
+    const dead = `${key.slice(0, -4)}AAAA`;
+    const badLimit = (k: string) =>
+      listAccounts(new Request(`${ISSUER}/api/accounts?limit=abc`, bearer(k)), {});
+    expect((await badLimit(dead)).status).toBe(401);
+    expect((await badLimit(key)).status).toBe(400);
+    expect((await transactions(dead, "not-a-uuid")).status).toBe(401);
+    expect((await transactions(key, "not-a-uuid")).status).toBe(404);
+    expect((await transactions(dead, accountId, "?limit=0")).status).toBe(401);
+    expect((await transactions(key, accountId, "?limit=0")).status).toBe(400);
+    expect((await transactions(dead, accountId)).status).toBe(401);
+    const unknown = "00000000-0000-4000-8000-000000000000";
+    const { result, statements } = await countStatements(() => transactions(key, unknown));
+    expect(statements).toHaveLength(1);
+    expect(result.status).toBe(404);
+  });
+
+  it("refuses a suspended partner's key 403 on a transactions page, reading nothing", async () => {
+    const { key, stored, client } = await connectedPartnerUser();
+    const accountId = stored.accountIds[0] ?? "";
+    await setPartnerStatus(client.partnerId ?? "", "suspended");
+    const { result, statements } = await countStatements(() => transactions(key, accountId));
+    expect(statements).toHaveLength(1);
+    expect(result.status).toBe(403);
+    expect(await result.json()).toMatchObject({ reason: "partner_suspended" });
+    await setPartnerStatus(client.partnerId ?? "", "active");
+    expect((await transactions(key, accountId)).status).toBe(200);
+  });
+
+  it("keeps the key check apart from a read's column of the same name", async () => {
+    const client = await createTestClient();
+    const { key } = await mintApiKey(client);
+    const principal = await findActiveApiKey(key);
+    const found = await readWithApiKey<{ tenantId: string; apiKeyId: string }>(
+      key,
+      (tenantId) => sql`SELECT 'not the tenant' AS "tenantId", ${tenantId}::text AS "apiKeyId"`,
+      "tenantId",
+    );
+    expect(found?.key).toEqual({
+      apiKeyId: principal?.apiKeyId,
+      tenantId: principal?.tenantId,
+      partnerSuspended: false,
+    });
+    expect(found?.rows).toEqual([
+      expect.objectContaining({ tenantId: "not the tenant", apiKeyId: principal?.tenantId }),
+    ]);
+    expect(await readWithApiKey(`${key}x`, () => sql`SELECT 1 AS "n"`, "n")).toBeNull();
+  });
+});
+
 describe("round trips of the hottest endpoints", () => {
-  it("GET /api/accounts and a transactions page: the key check and one read", async () => {
+  it("GET /api/accounts and a transactions page: one statement, the key check and the read", async () => {
     const { key, stored } = await connectedPartnerUser();
     const list = await countStatements(() => accounts(key));
     expect(list.result.status).toBe(200);
-    expect(list.statements).toHaveLength(2);
+    expect(list.statements).toHaveLength(1);
     const accountId = stored.accountIds[0] ?? "";
     const page = await countStatements(() =>
       listTransactions(
@@ -89,7 +162,7 @@ describe("round trips of the hottest endpoints", () => {
       ),
     );
     expect(page.result.status).toBe(200);
-    expect(page.statements).toHaveLength(2);
+    expect(page.statements).toHaveLength(1);
   });
 
   it("a token exchange: the client check and one statement that consumes the code, mints the key and records the event", async () => {

@@ -1,6 +1,12 @@
 import { OAuthError, toErrorBody } from "./errors";
 import { bearerErrorResponse, oauthErrorResponse, oauthJson } from "./responses";
-import { findActiveApiKey, readApiKeyCredential, type ApiKeyPrincipal } from "../keys/api-keys";
+import {
+  findActiveApiKey,
+  readApiKeyCredential,
+  type ApiKeyCredential,
+  type ApiKeyPrincipal,
+  type KeyCheck,
+} from "../keys/api-keys";
 import { noteKeyUsed } from "../keys/last-use";
 
 export const PARTNER_SUSPENDED_READS =
@@ -24,27 +30,39 @@ function partnerSuspendedResponse(): Response {
 }
 
 /**
- * API-key authentication for a request: the principal, the
- * 401 response for a missing, unknown, revoked or expired key, or the 403
- * for a key of a suspended partner.
+ * What a request's credential and the key's principal found for it (null:
+ * none, unknown, revoked or expired) come to: the principal, the 401
+ * response for a missing, unknown, revoked or expired key, or the 403 for a
+ * key of a suspended partner. An accepted key's use is noted.
  */
-export async function authenticateApiKeyRequest(
-  request: Request,
-): Promise<ApiKeyPrincipal | Response> {
-  const credential = readApiKeyCredential(request);
-  if (credential.kind === "key") {
-    const principal = await findActiveApiKey(credential.key);
-    if (principal?.partnerSuspended) return partnerSuspendedResponse();
-    if (principal) {
-      noteKeyUsed(principal.apiKeyId);
-      return principal;
-    }
+export function acceptApiKey<Found extends KeyCheck>(
+  credential: ApiKeyCredential,
+  principal: Found | null,
+): Found | Response {
+  if (principal?.partnerSuspended) return partnerSuspendedResponse();
+  if (principal) {
+    noteKeyUsed(principal.apiKeyId);
+    return principal;
   }
+  return refuseApiKey(credential);
+}
+
+/** The 401 for a missing key, or for one that is unknown, revoked or expired. */
+export function refuseApiKey(credential: ApiKeyCredential): Response {
   const description =
     credential.kind === "none"
       ? "an API key is required"
       : "the API key is invalid, revoked or expired";
   return bearerErrorResponse(new OAuthError("invalid_token", description));
+}
+
+/** API-key authentication for a request (acceptApiKey), the key looked up on its own. */
+export async function authenticateApiKeyRequest(
+  request: Request,
+): Promise<ApiKeyPrincipal | Response> {
+  const credential = readApiKeyCredential(request);
+  const principal = credential.kind === "key" ? await findActiveApiKey(credential.key) : null;
+  return acceptApiKey(credential, principal);
 }
 
 /**
