@@ -113,7 +113,7 @@ const bodiesRead = ((globalThis as { [BODIES_KEY]?: WeakMap<Request, Uint8Array>
  */
 export function requestWithBody(
   url: string,
-  init: { method: string; headers: Headers },
+  init: { method: string; headers: HeadersInit },
   bytes: Uint8Array,
 ): Request {
   const request = new Request(url, init);

@@ -18,13 +18,39 @@ export const jsonTextOf = (response: Response): string | undefined => jsonTexts.
 
 /** A JSON response with the API baseline: nothing may load, nothing may frame it. */
 export function jsonResponse(body: unknown, init: ResponseInit = {}): Response {
-  const headers = new Headers(init.headers);
-  headers.set("Content-Type", "application/json; charset=utf-8");
-  if (!headers.has("Content-Security-Policy")) headers.set("Content-Security-Policy", API_CSP);
   const text = JSON.stringify(body);
-  const response = new Response(answeringDirectly() ? null : text, { ...init, headers });
+  const response = new Response(answeringDirectly() ? null : text, {
+    ...init,
+    headers: jsonHeaders(init.headers),
+  });
   jsonTexts.set(response, text);
   return response;
+}
+
+const JSON_TYPE = "application/json; charset=utf-8";
+
+/**
+ * `headers` with the JSON content type and, unless it has one, the API's
+ * Content-Security-Policy. A plain record becomes name-value pairs, so the
+ * Response makes the only Headers object.
+ */
+function jsonHeaders(headers: HeadersInit | undefined): HeadersInit {
+  if (headers instanceof Headers || Array.isArray(headers)) {
+    const copy = new Headers(headers);
+    copy.set("Content-Type", JSON_TYPE);
+    if (!copy.has("Content-Security-Policy")) copy.set("Content-Security-Policy", API_CSP);
+    return copy;
+  }
+  const pairs: [string, string][] = [["Content-Type", JSON_TYPE]];
+  let policy = false;
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    const lower = name.toLowerCase();
+    if (lower === "content-type") continue;
+    if (lower === "content-security-policy") policy = true;
+    pairs.push([name, value]);
+  }
+  if (!policy) pairs.push(["Content-Security-Policy", API_CSP]);
+  return pairs;
 }
 
 export const NO_STORE = { "Cache-Control": "no-store" } as const;

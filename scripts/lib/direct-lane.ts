@@ -36,10 +36,11 @@ export async function answerDirectly(
   route: { handler: DirectHandler; params: Record<string, string> },
   origin: string,
 ): Promise<void> {
-  const headers = new Headers();
+  // The Request makes its own Headers of these pairs (a Headers made here would be copied again).
+  const headers: [string, string][] = [];
   const raw = request.rawHeaders;
   for (let index = 0; index + 1 < raw.length; index += 2)
-    headers.append(raw[index]!, raw[index + 1]!);
+    headers.push([raw[index]!, raw[index + 1]!]);
   const method = request.method ?? "GET";
   const url = origin + (request.url ?? "/");
   let fetchRequest: Request;
@@ -57,20 +58,17 @@ export async function answerDirectly(
     route.handler(fetchRequest, { params: Promise.resolve(route.params) }),
   );
   const text = jsonTextOf(answer);
-  let bytes =
-    text !== undefined
-      ? Buffer.from(text)
-      : answer.body
-        ? Buffer.from(await answer.arrayBuffer())
-        : null;
+  // A JSON text is written as it is; Node encodes it straight into the socket's buffer.
+  let body: Buffer | string | null =
+    text ?? (answer.body ? Buffer.from(await answer.arrayBuffer()) : null);
   response.setHeader("vary", "Accept-Encoding");
   if (
-    bytes &&
-    bytes.length >= COMPRESS_FROM_BYTES &&
+    body !== null &&
+    body.length >= COMPRESS_FROM_BYTES &&
     acceptsGzip(request.headers["accept-encoding"])
   ) {
     // Compressed on libuv's thread pool, off the thread that serves requests.
-    bytes = await gzipAsync(bytes);
+    body = await gzipAsync(body);
     response.setHeader("content-encoding", "gzip");
   }
   response.statusCode = answer.status;
@@ -81,6 +79,6 @@ export async function answerDirectly(
   const cookies = answer.headers.getSetCookie();
   if (cookies.length > 0 && !response.hasHeader("set-cookie"))
     response.setHeader("set-cookie", cookies);
-  response.setHeader("content-length", bytes?.length ?? 0);
-  response.end(bytes ?? undefined);
+  response.setHeader("content-length", body === null ? 0 : Buffer.byteLength(body));
+  response.end(body ?? undefined);
 }
