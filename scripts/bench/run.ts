@@ -319,10 +319,13 @@ async function main() {
     const timed = { durationMs: DURATION_MS, concurrency: CONCURRENCY };
     const databasePid = await databaseServerPid(service.databaseUrl);
     const warm = { durationMs: WARMUP_MS, concurrency: CONCURRENCY };
-    const run = async (server: Server, request: () => HttpRequest | null, spends = false) => {
+    const settle = async () => {
       const settledMs = await settleDatabase(service.databaseUrl);
       if (settledMs > 500)
         log(`  waited ${(settledMs / 1000).toFixed(1)} s for autovacuum to finish`);
+    };
+    const run = async (server: Server, request: () => HttpRequest | null, spends = false) => {
+      await settle();
       await measure(server.http, request, spends ? { ...warm, maxRequests: WARM_CODES } : warm);
       return measure(server.http, request, { ...timed, pid: server.pid, databasePid });
     };
@@ -371,6 +374,8 @@ async function main() {
       for (const [name, bank] of APPROVE_BANKS) {
         const timings: ApproveTiming[] = [];
         for (let i = 0; i < APPROVE_SAMPLES; i += 1) {
+          // Each sample starts, like every row, with the maintenance the last writes left due done.
+          await settle();
           timings.push(await approveToConsent(http, service.origin, bank, fromSomeone));
         }
         // The median sample by time to the consent screen.
