@@ -39,14 +39,60 @@ export interface MeasureOptions {
 
 const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
+/**
+ * What one or several parts of a measurement counted together: a server
+ * measured in slices, alternating with its baseline (run.ts), is summed over
+ * its slices as if measured at once.
+ */
+export class Tally {
+  readonly latencies = new Latencies();
+  readonly statuses = new Set<number>();
+  failed = 0;
+  seconds = 0;
+  clientCpuMs = 0;
+  /** Null once a part could not read a process's CPU. */
+  cpuMs: number | null = 0;
+  databaseCpuMs: number | null = 0;
+  startUs: number | null = null;
+  endUs = 0;
+
+  result(): Measurement {
+    const count = this.latencies.count;
+    return {
+      clientBusy: this.clientCpuMs / (this.seconds * 1000),
+      rps: count / this.seconds,
+      p50: this.latencies.percentile(50),
+      p99: this.latencies.percentile(99),
+      count,
+      failed: this.failed,
+      statuses: [...this.statuses].sort(),
+      ...(this.cpuMs !== null && count > 0 ? { cpuMs: this.cpuMs / count } : {}),
+      ...(this.databaseCpuMs !== null && count > 0
+        ? { databaseCpuMs: this.databaseCpuMs / count }
+        : {}),
+      window: { startUs: this.startUs ?? this.endUs, endUs: this.endUs },
+    };
+  }
+}
+
+const addCpu = (
+  total: number | null,
+  before: Map<number, number> | null,
+  after: Map<number, number> | null,
+) =>
+  total !== null && before !== null && after !== null
+    ? total + cpuUsedBetween(before, after)
+    : null;
+
+/** Measures for `options.durationMs`; the figures are those of `tally`, which this part adds to. */
 export async function measure(
   http: HttpClient,
   next: () => HttpRequest | null,
   options: MeasureOptions,
+  tally = new Tally(),
 ): Promise<Measurement> {
-  const latencies = new Latencies();
-  const statuses = new Set<number>();
-  let failed = 0;
+  const { latencies, statuses } = tally;
+  const countBefore = latencies.count;
   let exhausted = false;
   const cpuBefore = processTreeCpu(options.pid);
   const clientBefore = process.cpuUsage();
@@ -59,7 +105,7 @@ export async function measure(
     () =>
       exhausted ||
       performance.now() >= stopAt ||
-      latencies.count >= (options.maxRequests ?? Infinity),
+      latencies.count - countBefore >= (options.maxRequests ?? Infinity),
     async () => {
       const request = next();
       if (!request) {
@@ -69,30 +115,21 @@ export async function measure(
       const answer = await http(request);
       latencies.add(answer.ms);
       statuses.add(answer.status);
-      if (answer.status >= 400) failed += 1;
+      if (answer.status >= 400) tally.failed += 1;
     },
   );
-  const seconds = (performance.now() - started) / 1000;
-  const endUs = monotonicUs();
-  const cpuAfter = processTreeCpu(options.pid);
+  tally.seconds += (performance.now() - started) / 1000;
+  tally.endUs = monotonicUs();
+  tally.startUs ??= startUs;
   const client = process.cpuUsage(clientBefore);
-  const databaseAfter = processTreeCpu(options.databasePid);
-  return {
-    clientBusy: (client.user + client.system) / 1000 / (seconds * 1000),
-    rps: latencies.count / seconds,
-    p50: latencies.percentile(50),
-    p99: latencies.percentile(99),
-    count: latencies.count,
-    failed,
-    statuses: [...statuses].sort(),
-    ...(cpuBefore !== null && cpuAfter !== null && latencies.count > 0
-      ? { cpuMs: cpuUsedBetween(cpuBefore, cpuAfter) / latencies.count }
-      : {}),
-    ...(databaseBefore !== null && databaseAfter !== null && latencies.count > 0
-      ? { databaseCpuMs: cpuUsedBetween(databaseBefore, databaseAfter) / latencies.count }
-      : {}),
-    window: { startUs, endUs },
-  };
+  tally.clientCpuMs += (client.user + client.system) / 1000;
+  tally.cpuMs = addCpu(tally.cpuMs, cpuBefore, processTreeCpu(options.pid));
+  tally.databaseCpuMs = addCpu(
+    tally.databaseCpuMs,
+    databaseBefore,
+    processTreeCpu(options.databasePid),
+  );
+  return tally.result();
 }
 
 export const fixed = (value: number | undefined, digits = 1) =>

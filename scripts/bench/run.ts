@@ -27,7 +27,7 @@ import {
 import { MAX_OFFSET } from "../../lib/api/paging";
 import { approveToConsent, type ApproveTiming } from "./approve";
 import { BIG_ACCOUNT_ROWS, seedBigAccount } from "./big-account";
-import { fixed, measure, table, type Measurement, type Row } from "./measure";
+import { fixed, measure, table, Tally, type Measurement, type Row } from "./measure";
 import { BENCH_CLIENT } from "./oidc-provider/client";
 import { screenWeights, weighHtml } from "./screens";
 import { databaseServerPid, settleDatabase } from "./settle";
@@ -47,7 +47,8 @@ import { connectShop, forgetHistory } from "./shop";
  * transactions pages (also on a 1 000 000-transaction account, first page,
  * by cursor at depth 999 900 and by offset), and a sync of about 10 000 new
  * transactions, each next to baselines measured in the same run on the same
- * machine (scripts/bench/baselines.ts). Then the time from the sandbox bank's
+ * machine (scripts/bench/baselines.ts); a row's service and its same-work
+ * baseline are measured in alternating slices. Then the time from the sandbox bank's
  * Approve to the consent screen for a personal and a business account
  * (scripts/bench/approve.ts), with the ingest's transactions/s, and the
  * JavaScript each flow screen ships. The service runs its production build with PostgreSQL and Redis;
@@ -62,6 +63,8 @@ const only = process.argv
 const cpuProfile = process.argv.includes("--cpu-prof");
 const DURATION_MS = short ? 1_500 : 10_000;
 const WARMUP_MS = short ? 300 : 2_000;
+/** A row's service and same-work baseline take turns this many times (runAlternating). */
+const ALTERNATING_SLICES = short ? 2 : 4;
 const CONCURRENCY = 16;
 const SYNC_SAMPLES = short ? 1 : 3;
 const APPROVE_SAMPLES = Number(
@@ -324,28 +327,58 @@ async function main() {
       if (settledMs > 500)
         log(`  waited ${(settledMs / 1000).toFixed(1)} s for autovacuum to finish`);
     };
-    const run = async (server: Server, request: () => HttpRequest | null, spends = false) => {
+    /**
+     * Measures the servers for DURATION_MS each after a warm-up. Two servers
+     * (the service and its same-work baseline) are measured in alternating
+     * slices (A B B A …), so a change in the machine's load during the row
+     * falls on both rather than on whichever went second.
+     */
+    const runAlternating = async (
+      parts: { server: Server; request: () => HttpRequest | null }[],
+      spends = false,
+    ): Promise<Measurement[]> => {
       await settle();
-      await measure(server.http, request, spends ? { ...warm, maxRequests: WARM_CODES } : warm);
-      return measure(server.http, request, { ...timed, pid: server.pid, databasePid });
+      for (const { server, request } of parts)
+        await measure(server.http, request, spends ? { ...warm, maxRequests: WARM_CODES } : warm);
+      const slices = parts.length > 1 ? ALTERNATING_SLICES : 1;
+      const tallies = parts.map(() => new Tally());
+      for (let slice = 0; slice < slices; slice += 1) {
+        const order = parts.map((_, index) => index);
+        if (slice % 2 === 1) order.reverse();
+        for (const index of order) {
+          const { server, request } = parts[index]!;
+          await measure(
+            server.http,
+            request,
+            { ...timed, durationMs: DURATION_MS / slices, pid: server.pid, databasePid },
+            tallies[index],
+          );
+        }
+      }
+      return tallies.map((tally) => tally.result());
     };
+    const run = async (server: Server, request: () => HttpRequest | null) =>
+      (await runAlternating([{ server, request }]))[0]!;
     const rows: Row[] = [];
     const windows: { name: string; requests: number; startUs: number; endUs: number }[] = [];
     for (const [index, endpoint] of endpoints.entries()) {
       log(`measuring ${endpoint.name}`);
-      const serviceRun = await run(serviceServer, endpoint.request, endpoint.spends);
+      const [serviceRun, sameRun] = await runAlternating(
+        [
+          { server: serviceServer, request: endpoint.request },
+          ...(endpoint.same ? [endpoint.same] : []),
+        ],
+        endpoint.spends,
+      );
+      if (!serviceRun) throw new Error(`${endpoint.name} was not measured`);
       windows.push({ name: endpoint.name, requests: serviceRun.count, ...serviceRun.window });
       const unexpected = serviceRun.statuses.filter(
         (status) => status !== (endpoint.status ?? 200),
       );
       if (unexpected.length > 0)
         throw new Error(`${endpoint.name} answered ${unexpected.join(", ")}`);
-      const same = endpoint.same
-        ? {
-            name: endpoint.same.name,
-            run: await run(endpoint.same.server, endpoint.same.request, endpoint.spends),
-          }
-        : undefined;
+      const same =
+        endpoint.same && sameRun ? { name: endpoint.same.name, run: sameRun } : undefined;
       if (same && same.run.failed > 0) throw new Error(`${same.name}: ${same.run.failed} failed`);
       const bareRequest = () => ({
         method: endpoint.spends ? "POST" : "GET",
