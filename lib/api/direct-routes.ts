@@ -5,7 +5,7 @@ import { handleTokenRequest } from "../oauth/token";
 import { handleUserinfoRequest } from "../oauth/userinfo";
 import { planAccounts } from "./accounts";
 import { listConnections } from "./data";
-import { dataOperation, keyedRead, type RouteContext } from "./route";
+import { checkedRead, dataOperation, keyedRead, type RouteContext } from "./route";
 import { handleAccountSync, handleBulkSync } from "./sync";
 import { planTransactions } from "./transactions";
 
@@ -32,7 +32,7 @@ export const userinfoRoute: DirectHandler = (request) => handleUserinfoRequest(r
 export const accountsRoute: DirectHandler = keyedRead((request) =>
   planAccounts(new URL(request.url).searchParams),
 );
-export const transactionsRoute: DirectHandler = keyedRead((request, params) =>
+export const transactionsRoute: DirectHandler = checkedRead((request, params) =>
   planTransactions(params.id ?? "", new URL(request.url).searchParams),
 );
 export const connectionsRoute: DirectHandler = dataOperation((principal) =>

