@@ -58,9 +58,13 @@ export async function answerDirectly(
     route.handler(fetchRequest, { params: Promise.resolve(route.params) }),
   );
   const text = jsonTextOf(answer);
-  // A JSON text is written as it is; Node encodes it straight into the socket's buffer.
-  let body: Buffer | string | null =
-    text ?? (answer.body ? Buffer.from(await answer.arrayBuffer()) : null);
+  // Encoded once: its length and the bytes written (a string would be measured, then encoded).
+  let body =
+    text !== undefined
+      ? Buffer.from(text)
+      : answer.body
+        ? Buffer.from(await answer.arrayBuffer())
+        : null;
   response.setHeader("vary", "Accept-Encoding");
   if (
     body !== null &&
@@ -79,6 +83,6 @@ export async function answerDirectly(
   const cookies = answer.headers.getSetCookie();
   if (cookies.length > 0 && !response.hasHeader("set-cookie"))
     response.setHeader("set-cookie", cookies);
-  response.setHeader("content-length", body === null ? 0 : Buffer.byteLength(body));
+  response.setHeader("content-length", body?.length ?? 0);
   response.end(body ?? undefined);
 }
