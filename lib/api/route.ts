@@ -6,12 +6,7 @@ import {
   refuseApiKey,
   refuseOutsideScope,
 } from "../oauth/bearer";
-import {
-  findActiveApiKey,
-  readApiKeyCredential,
-  readWithApiKey,
-  type ApiKeyPrincipal,
-} from "../keys/api-keys";
+import { readApiKeyCredential, readWithApiKey, type ApiKeyPrincipal } from "../keys/api-keys";
 import { log } from "../log";
 import { apiJson } from "./data";
 
@@ -85,7 +80,7 @@ export function keyedRead<Row extends object>(
     if (credential.kind !== "key") return refuseApiKey(credential);
     const planned = plan(request, params);
     if (planned instanceof Response) {
-      const principal = acceptApiKey(credential, await findActiveApiKey(credential.key));
+      const principal = await authenticateApiKeyRequest(request);
       return principal instanceof Response ? principal : planned;
     }
     const found = await readWithApiKey(credential.key, planned.statement, planned.present);

@@ -80,7 +80,7 @@ const KEY_CHECK_COLUMNS = [
 function activeKeyLookup(
   key: string,
   now: Date,
-  columns: SqlFragment,
+  columns = EMPTY_SQL,
   joins = EMPTY_SQL,
 ): SqlFragment | null {
   if (!key.startsWith(API_KEY_PREFIX) || key.length > 200) return null;
@@ -146,7 +146,7 @@ export async function readWithApiKey<Row extends object>(
   present: keyof Row & string,
   now = new Date(),
 ): Promise<KeyedRead<Row> | null> {
-  const lookup = activeKeyLookup(key, now, EMPTY_SQL);
+  const lookup = activeKeyLookup(key, now);
   if (!lookup) return null;
   const rows = await query<Row & KeyCheckColumns>(sql`
     WITH "key" AS MATERIALIZED (${lookup})

@@ -59,7 +59,7 @@ export async function answerDirectly(
   );
   const text = jsonTextOf(answer);
   // Encoded once: its length and the bytes written (a string would be measured, then encoded).
-  let body =
+  let bytes =
     text !== undefined
       ? Buffer.from(text)
       : answer.body
@@ -67,12 +67,12 @@ export async function answerDirectly(
         : null;
   response.setHeader("vary", "Accept-Encoding");
   if (
-    body !== null &&
-    body.length >= COMPRESS_FROM_BYTES &&
+    bytes &&
+    bytes.length >= COMPRESS_FROM_BYTES &&
     acceptsGzip(request.headers["accept-encoding"])
   ) {
     // Compressed on libuv's thread pool, off the thread that serves requests.
-    body = await gzipAsync(body);
+    bytes = await gzipAsync(bytes);
     response.setHeader("content-encoding", "gzip");
   }
   response.statusCode = answer.status;
@@ -83,6 +83,6 @@ export async function answerDirectly(
   const cookies = answer.headers.getSetCookie();
   if (cookies.length > 0 && !response.hasHeader("set-cookie"))
     response.setHeader("set-cookie", cookies);
-  response.setHeader("content-length", body?.length ?? 0);
-  response.end(body ?? undefined);
+  response.setHeader("content-length", bytes?.length ?? 0);
+  response.end(bytes ?? undefined);
 }
