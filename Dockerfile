@@ -8,9 +8,15 @@ ARG NODE_IMAGE=node:22-bookworm-slim
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 ENV NEXT_TELEMETRY_DISABLED=1 CHECKPOINT_DISABLE=1
+# A C compiler for the native P-256 key agreement (native/p256-agree), which `npm install`
+# builds against this Node's own headers; only its compiled file reaches the runtime image.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends python3 make g++ \
+    && rm -rf /var/lib/apt/lists/*
 # The postinstall step generates the Prisma client from the schema.
 COPY package.json package-lock.json prisma.config.ts ./
 COPY prisma ./prisma
+COPY native ./native
 COPY scripts/prisma-generate.mjs ./scripts/prisma-generate.mjs
 RUN npm install --no-audit --no-fund
 

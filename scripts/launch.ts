@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { disconnectDb } from "../lib/db/client";
+import { nativeAgreement } from "../lib/crypto/p256-agree";
 import { checkSettings, EnvError } from "../lib/env";
 import { flushKeyUsesOnShutdown } from "../lib/keys/last-use";
 import { accessMailsSettled } from "../lib/oauth/access-mail";
@@ -119,6 +120,11 @@ async function main() {
       port: env.port,
       trustedProxyHops: env.trustedProxyHops,
     });
+    log(
+      nativeAgreement()
+        ? "envelopes are sealed with the native P-256 key agreement"
+        : "envelopes are sealed with node:crypto: native/p256-agree is not built (install a C compiler and run npm install again for about twice the sealing speed)",
+    );
     printBanner(env.issuer, demo);
   } catch (error) {
     console.error(

@@ -19,6 +19,7 @@ import {
   sealJson,
   sealPlaintexts,
 } from "./envelope";
+import { requireNativeAgreement } from "../../test/native-agreement";
 
 /** The SDKs' known-good vector, verified against the published Node SDK. */
 const VECTOR = {
@@ -177,22 +178,28 @@ describe("sealJson and openJson", () => {
     expect(nonce(a).equals(nonce(b))).toBe(false);
   });
 
-  it("gives every envelope of a batch its own point and nonce, each read by an independent opener", () => {
-    const keys = generateKeyPair();
-    const plaintexts = Array.from({ length: 300 }, (_, index) => `{"n":${index}}`);
-    const batch = sealPlaintexts(
-      { createECDH, createHmac, createCipheriv, randomBytes },
-      parseRawPublicKey(keys.publicKeyRawB64),
-      plaintexts,
-    ).map(bytesOf);
-    const distinct = (part: (bytes: Buffer) => Buffer) =>
-      new Set(batch.map((bytes) => part(bytes).toString("hex"))).size;
-    expect(distinct((bytes) => bytes.subarray(ENVELOPE_LAYOUT.ephemeralPoint, 66))).toBe(300);
-    expect(distinct((bytes) => bytes.subarray(ENVELOPE_LAYOUT.nonce, 78))).toBe(300);
-    expect(batch.map((bytes) => openIndependently(keys.privateKeyPkcs8B64, bytes))).toEqual(
-      plaintexts,
-    );
-  });
+  it.each([
+    ["node:crypto's ECDH", null],
+    ["the native key agreement", requireNativeAgreement().agree],
+  ])(
+    "gives every envelope of a batch its own point and nonce, each read by an independent opener (%s)",
+    (_, agree) => {
+      const keys = generateKeyPair();
+      const plaintexts = Array.from({ length: 300 }, (_, index) => `{"n":${index}}`);
+      const batch = sealPlaintexts(
+        { createECDH, createHmac, createCipheriv, randomBytes, agree },
+        parseRawPublicKey(keys.publicKeyRawB64),
+        plaintexts,
+      ).map(bytesOf);
+      const distinct = (part: (bytes: Buffer) => Buffer) =>
+        new Set(batch.map((bytes) => part(bytes).toString("hex"))).size;
+      expect(distinct((bytes) => bytes.subarray(ENVELOPE_LAYOUT.ephemeralPoint, 66))).toBe(300);
+      expect(distinct((bytes) => bytes.subarray(ENVELOPE_LAYOUT.nonce, 78))).toBe(300);
+      expect(batch.map((bytes) => openIndependently(keys.privateKeyPkcs8B64, bytes))).toEqual(
+        plaintexts,
+      );
+    },
+  );
 
   it("lays out 0x01 | point 65 | nonce 12 | tag 16 | ciphertext (/docs/envelopes)", () => {
     const keys = generateKeyPair();

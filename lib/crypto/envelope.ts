@@ -11,6 +11,7 @@ import {
   randomBytes,
   type KeyObject,
 } from "node:crypto";
+import { nativeAgreement, type Agree } from "./p256-agree";
 
 /**
  * The encryption envelope, scheme `ecdh-p256-hkdf-aes-256-gcm`
@@ -106,12 +107,16 @@ function deriveKey(sharedSecret: Buffer): Buffer {
   return Buffer.from(hkdfSync("sha256", sharedSecret, HKDF_SALT, HKDF_INFO, KEY_BYTES));
 }
 
-/** What sealing needs of node:crypto (passed in: see sealPlaintexts). */
+/**
+ * What sealing needs of node:crypto (passed in: see sealPlaintexts), and the
+ * native key agreement when it is built (lib/crypto/p256-agree.ts).
+ */
 export interface SealingCrypto {
   createECDH: typeof createECDH;
   createHmac: typeof createHmac;
   createCipheriv: typeof createCipheriv;
   randomBytes: typeof randomBytes;
+  agree?: Agree | null;
 }
 
 /**
@@ -120,12 +125,14 @@ export interface SealingCrypto {
  *
  * Self-contained on purpose: it names nothing outside itself (the crypto
  * module comes as an argument, the constants are written out), because the
- * sealing workers (seal-pool.ts) run it from its own source text. One ECDH
- * object serves the whole batch: `generateKeys()` replaces its key pair
- * every time, which is the cheapest way Node offers to a fresh ephemeral
- * key (scripts/bench/ecdh.ts compares the alternatives). HKDF is written
- * out as its two HMACs, and the batch's nonces come from one call for random
- * bytes: both cost a fifth of `hkdfSync` and of one call per envelope.
+ * sealing workers (seal-pool.ts) run it from its own source text. With
+ * `agree`, the native agreement makes the batch's ephemeral keys and shared
+ * secrets in one call; without it, one ECDH object serves the whole batch:
+ * `generateKeys()` replaces its key pair every time, the cheapest way
+ * node:crypto offers to a fresh ephemeral key (scripts/bench/ecdh.ts
+ * compares them all). HKDF is written out as its two HMACs, and the batch's
+ * nonces come from one call for random bytes: both cost a fifth of
+ * `hkdfSync` and of one call per envelope.
  */
 export function sealPlaintexts(
   nodeCrypto: SealingCrypto,
@@ -138,11 +145,21 @@ export function sealPlaintexts(
   // HKDF-Expand's first block is HMAC(PRK, info ‖ 0x01), and one block is the 32 bytes needed.
   const expandInput = Buffer.from("bank.core.ci/zk/v1\x01", "latin1");
   const nonces = nodeCrypto.randomBytes(12 * plaintexts.length);
-  const ephemeral = nodeCrypto.createECDH("prime256v1");
+  // Each record: the ephemeral point (65 bytes), then the shared secret (32).
+  const agreements = nodeCrypto.agree ? nodeCrypto.agree(recipient, plaintexts.length) : null;
+  const ephemeral = agreements ? null : nodeCrypto.createECDH("prime256v1");
   const envelopes: string[] = [];
   for (const [index, plaintext] of plaintexts.entries()) {
-    const ephemeralPoint = ephemeral.generateKeys();
-    const shared = ephemeral.computeSecret(recipient);
+    let ephemeralPoint: Buffer;
+    let shared: Buffer;
+    if (ephemeral) {
+      ephemeralPoint = ephemeral.generateKeys();
+      shared = ephemeral.computeSecret(recipient);
+    } else {
+      const record = (agreements as Buffer).subarray(97 * index, 97 * index + 97);
+      ephemeralPoint = record.subarray(0, 65);
+      shared = record.subarray(65);
+    }
     // HKDF-SHA-256 (RFC 5869): extract, then expand to one block.
     const pseudorandomKey = nodeCrypto.createHmac("sha256", salt).update(shared).digest();
     const key = nodeCrypto.createHmac("sha256", pseudorandomKey).update(expandInput).digest();
@@ -163,7 +180,10 @@ export function sealPlaintexts(
   return envelopes;
 }
 
-const NODE_CRYPTO = { createECDH, createHmac, createCipheriv, randomBytes };
+/** node:crypto, with the native agreement when it is built. */
+export function sealingCrypto(): SealingCrypto {
+  return { createECDH, createHmac, createCipheriv, randomBytes, agree: nativeAgreement()?.agree };
+}
 
 /** The compact JSON text of a payload, as it is sealed. */
 export function toPlaintext(payload: unknown): string {
@@ -178,7 +198,7 @@ export function toPlaintext(payload: unknown): string {
  */
 export function sealJson(recipientPublicKeyRawB64: string, payload: unknown): string {
   const recipient = parseRawPublicKey(recipientPublicKeyRawB64);
-  const [envelope] = sealPlaintexts(NODE_CRYPTO, recipient, [toPlaintext(payload)]);
+  const [envelope] = sealPlaintexts(sealingCrypto(), recipient, [toPlaintext(payload)]);
   if (envelope === undefined) throw new Error("sealing produced no envelope");
   return envelope;
 }

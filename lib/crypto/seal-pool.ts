@@ -1,7 +1,7 @@
-import * as nodeCrypto from "node:crypto";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import { parseRawPublicKey, sealPlaintexts } from "./envelope";
+import { parseRawPublicKey, sealingCrypto, sealPlaintexts } from "./envelope";
+import { nativeAgreement } from "./p256-agree";
 
 /**
  * Sealing on every core. A sync seals one envelope per stored value, and
@@ -14,7 +14,9 @@ import { parseRawPublicKey, sealPlaintexts } from "./envelope";
  * sealing itself).
  *
  * The workers run `sealPlaintexts` from its source text (`eval`), so they
- * need no file of their own next to the bundled server code.
+ * need no file of their own next to the bundled server code; they load the
+ * native key agreement themselves when the main thread found it working
+ * (lib/crypto/p256-agree.ts).
  */
 
 /** Plaintexts per message to a worker: large enough that the round trip is noise. */
@@ -23,12 +25,14 @@ export const SEAL_CHUNK = 256;
 const INLINE_BELOW = 32;
 
 const WORKER_SOURCE = `
-const nodeCrypto = require("node:crypto");
-const { parentPort } = require("node:worker_threads");
+const { createECDH, createHmac, createCipheriv, randomBytes } = require("node:crypto");
+const { parentPort, workerData } = require("node:worker_threads");
+const agree = workerData.agreeModule ? require(workerData.agreeModule).agree : null;
+const sealingCrypto = { createECDH, createHmac, createCipheriv, randomBytes, agree };
 const sealPlaintexts = (${sealPlaintexts.toString()});
 parentPort.on("message", (job) => {
   try {
-    parentPort.postMessage({ id: job.id, envelopes: sealPlaintexts(nodeCrypto, job.recipient, job.plaintexts) });
+    parentPort.postMessage({ id: job.id, envelopes: sealPlaintexts(sealingCrypto, job.recipient, job.plaintexts) });
   } catch (error) {
     parentPort.postMessage({ id: job.id, error: String(error && error.message || error) });
   }
@@ -73,7 +77,11 @@ function pool(): Pool {
 }
 
 function startWorker(current: Pool): PoolWorker {
-  const entry: PoolWorker = { worker: new Worker(WORKER_SOURCE, { eval: true }), job: null };
+  const workerData = { agreeModule: nativeAgreement()?.modulePath ?? null };
+  const entry: PoolWorker = {
+    worker: new Worker(WORKER_SOURCE, { eval: true, workerData }),
+    job: null,
+  };
   // An idle worker must not keep a script or a test run alive.
   entry.worker.unref();
   entry.worker.on("message", (message: { id: number; envelopes?: string[]; error?: string }) => {
@@ -146,7 +154,8 @@ export async function sealAll(
   plaintexts: readonly string[],
 ): Promise<string[]> {
   const recipient = parseRawPublicKey(recipientPublicKeyRawB64);
-  if (plaintexts.length < INLINE_BELOW) return sealPlaintexts(nodeCrypto, recipient, plaintexts);
+  if (plaintexts.length < INLINE_BELOW)
+    return sealPlaintexts(sealingCrypto(), recipient, plaintexts);
   const chunks: Promise<string[]>[] = [];
   const size = chunkSize(plaintexts.length, pool().size);
   for (let start = 0; start < plaintexts.length; start += size) {

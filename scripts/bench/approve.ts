@@ -124,3 +124,29 @@ export async function approveToConsent(
   });
   return { toConsentMs, toProgressMs, toHistoryMs, transactions };
 }
+
+/** What a row of the report shows: each figure the median of the samples' own. */
+export interface ApproveSummary extends ApproveTiming {
+  /** Transactions per second of the whole history, from Approve. */
+  ingestRate: number;
+}
+
+const medianOf = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? 0)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+};
+
+/** Each figure's median over the samples (a fast consent and a slow history may be different samples). */
+export function summarizeApprovals(timings: readonly ApproveTiming[]): ApproveSummary {
+  const of = (figure: (timing: ApproveTiming) => number) => medianOf(timings.map(figure));
+  return {
+    toProgressMs: of((timing) => timing.toProgressMs),
+    toConsentMs: of((timing) => timing.toConsentMs),
+    toHistoryMs: of((timing) => timing.toHistoryMs),
+    transactions: Math.round(of((timing) => timing.transactions)),
+    ingestRate: of((timing) => timing.transactions / (timing.toHistoryMs / 1000)),
+  };
+}

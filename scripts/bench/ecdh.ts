@@ -6,11 +6,14 @@ import {
   webcrypto,
 } from "node:crypto";
 import { performance } from "node:perf_hooks";
+import { nativeAgreement } from "../../lib/crypto/p256-agree";
+import { SEAL_CHUNK } from "../../lib/crypto/seal-pool";
 
 /**
- * Benchmark (prints, never asserts): the ways Node offers to make a fresh
- * ephemeral P-256 key pair and agree a secret with a fixed recipient point,
- * which is what every envelope needs. Rounds interleave the candidates, so
+ * Benchmark (prints, never asserts): the ways node:crypto offers to make a
+ * fresh ephemeral P-256 key pair and agree a secret with a fixed recipient
+ * point, which is what every envelope needs, and the native agreement that
+ * sealing uses when it is built (lib/crypto/p256-agree.ts). Rounds interleave the candidates, so
  * a machine busy with other work slows them alike; the median round counts.
  *
  *   npx tsx scripts/bench/ecdh.ts [count per round]
@@ -73,6 +76,15 @@ async function webCryptoRate(count: number): Promise<number> {
   return count / ((performance.now() - started) / 1000);
 }
 
+/** The native agreement (lib/crypto/p256-agree.ts), in batches of a worker's chunk, as sealing calls it. */
+function nativeRate(count: number): number | null {
+  const native = nativeAgreement();
+  if (!native) return null;
+  const started = performance.now();
+  for (let done = 0; done < count; done += SEAL_CHUNK) native.agree(recipient, SEAL_CHUNK);
+  return (Math.ceil(count / SEAL_CHUNK) * SEAL_CHUNK) / ((performance.now() - started) / 1000);
+}
+
 const median = (values: number[]) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
@@ -88,6 +100,10 @@ async function main() {
     (rates["WebCrypto generateKey + deriveBits, 64 in flight"] ??= []).push(
       await webCryptoRate(COUNT),
     );
+    const native = nativeRate(COUNT);
+    if (native !== null) {
+      (rates[`native agreement (native/p256-agree), batches of ${SEAL_CHUNK}`] ??= []).push(native);
+    }
   }
   console.table(
     Object.entries(rates).map(([candidate, values]) => ({

@@ -25,7 +25,12 @@ import {
   type Baseline,
 } from "./baselines";
 import { MAX_OFFSET } from "../../lib/api/paging";
-import { approveToConsent, type ApproveTiming } from "./approve";
+import {
+  approveToConsent,
+  summarizeApprovals,
+  type ApproveSummary,
+  type ApproveTiming,
+} from "./approve";
 import { BIG_ACCOUNT_ROWS, seedBigAccount } from "./big-account";
 import { fixed, measure, table, Tally, type Measurement, type Row } from "./measure";
 import { BENCH_CLIENT } from "./oidc-provider/client";
@@ -401,7 +406,7 @@ async function main() {
     }
 
     let syncLine = "";
-    const approvals: { name: string; timing: ApproveTiming }[] = [];
+    const approvals: { name: string; summary: ApproveSummary }[] = [];
     if (!only || only.includes("approve")) {
       log("measuring Approve → consent over HTTP");
       for (const [name, bank] of APPROVE_BANKS) {
@@ -411,10 +416,7 @@ async function main() {
           await settle();
           timings.push(await approveToConsent(http, service.origin, bank, fromSomeone));
         }
-        // The median sample by time to the consent screen.
-        timings.sort((a, b) => a.toConsentMs - b.toConsentMs);
-        const timing = timings[Math.floor(timings.length / 2)];
-        if (timing) approvals.push({ name, timing });
+        approvals.push({ name, summary: summarizeApprovals(timings) });
         log(
           `  ${name}: consent ${timings.map((t) => fixed(t.toConsentMs, 0)).join(", ")} ms; ` +
             `history ${timings.map((t) => fixed(t.toHistoryMs, 0)).join(", ")} ms`,
@@ -443,11 +445,13 @@ async function main() {
       "",
       ...(approvals.length > 0
         ? [
+            `Approve at the bank → each screen, medians of ${APPROVE_SAMPLES} samples per bank:`,
+            "",
             "| Approve at the bank → | Progress screen ms | Consent screen ms | Whole history stored ms | Transactions | Ingest transactions/s |",
             "|---|--:|--:|--:|--:|--:|",
             ...approvals.map(
-              ({ name, timing }) =>
-                `| ${name} | ${fixed(timing.toProgressMs, 0)} | ${fixed(timing.toConsentMs, 0)} | ${fixed(timing.toHistoryMs, 0)} | ${timing.transactions} | ${Math.round(timing.transactions / (timing.toHistoryMs / 1000))} |`,
+              ({ name, summary }) =>
+                `| ${name} | ${fixed(summary.toProgressMs, 0)} | ${fixed(summary.toConsentMs, 0)} | ${fixed(summary.toHistoryMs, 0)} | ${summary.transactions} | ${Math.round(summary.ingestRate)} |`,
             ),
             "",
           ]

@@ -1,0 +1,59 @@
+import { createECDH } from "node:crypto";
+import { createRequire } from "node:module";
+import path from "node:path";
+
+/**
+ * The native P-256 key agreement (`native/p256-agree`), when it is built.
+ *
+ * Every envelope needs a fresh ephemeral key pair and one ECDH agreement with
+ * the tenant's key. node:crypto's ECDH checks its own key pair in full on
+ * every `computeSecret` (a multiplication by the group order and a pairwise
+ * check), which doubles the cost of each agreement; the addon makes the same
+ * agreement with the OpenSSL that Node carries, without the check a freshly
+ * generated key cannot fail (`npx tsx scripts/bench/ecdh.ts` compares them). `npm install`
+ * builds it where a C compiler is present; without one, sealing uses
+ * node:crypto and gives the same envelopes, at about half the speed.
+ */
+
+/** `count` records of AGREEMENT_BYTES: ephemeral point (65 bytes) ‖ shared secret (32). */
+export type Agree = (recipient: Uint8Array, count: number) => Buffer;
+
+export const AGREEMENT_BYTES = 97;
+
+export interface NativeAgreement {
+  agree: Agree;
+  /** The addon's entry file, for the sealing workers to load it too. */
+  modulePath: string;
+}
+
+const state = globalThis as { bankConnectNativeAgreement?: NativeAgreement | null };
+
+/**
+ * Loads the addon once and checks it against node:crypto on one agreement;
+ * null when it is not built or does not agree (then sealing uses node:crypto).
+ */
+export function nativeAgreement(): NativeAgreement | null {
+  if (state.bankConnectNativeAgreement === undefined) state.bankConnectNativeAgreement = load();
+  return state.bankConnectNativeAgreement;
+}
+
+function load(): NativeAgreement | null {
+  try {
+    // Resolved at run time from the application's folder (npm scripts and the image run
+    // there), so no bundler tries to include the compiled file.
+    const fromApp = createRequire(path.join(process.cwd(), "package.json"));
+    const modulePath = fromApp.resolve("@bank-connect/p256-agree");
+    const { agree } = fromApp(modulePath) as { agree: Agree };
+    return agreesWithNode(agree) ? { agree, modulePath } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** One agreement with a throwaway recipient, opened by node:crypto. */
+export function agreesWithNode(agree: Agree): boolean {
+  const recipient = createECDH("prime256v1");
+  const record = agree(recipient.generateKeys(), 1);
+  if (record.length !== AGREEMENT_BYTES) return false;
+  return recipient.computeSecret(record.subarray(0, 65)).equals(record.subarray(65));
+}
