@@ -150,4 +150,28 @@ describe("batched writes", () => {
       rows.length,
     );
   });
+
+  it("store rows under time-ordered ids (UUIDv7), so the primary key grows at its right edge", async () => {
+    const { input } = await partnerUserAtBank(
+      { name: "Sandbox Handelsbank DK", country: "DK" },
+      "business",
+    );
+    const before = Date.now();
+    const connection = await storeConnection(input);
+    await storeHistory({ ...input, accounts: connection.accounts });
+    const after = Date.now();
+    const rows = await db().transaction.findMany({
+      where: { accountId: { in: connection.accounts.map((account) => account.id) } },
+      select: { id: true, createdAt: true },
+    });
+    expect(rows.length).toBeGreaterThan(WRITE_CHUNK);
+    for (const { id } of rows) {
+      // Version 7, RFC 9562 variant; the first 48 bits are the Unix time in milliseconds.
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      const milliseconds = parseInt(id.replaceAll("-", "").slice(0, 12), 16);
+      expect(milliseconds).toBeGreaterThanOrEqual(before);
+      expect(milliseconds).toBeLessThanOrEqual(after);
+    }
+    expect(new Set(rows.map((row) => row.id)).size).toBe(rows.length);
+  });
 });

@@ -20,7 +20,8 @@ import { sleep, type HttpClient } from "../lib/load-client";
  * screen and its status poll, until GET /consent answers 200: the moment the
  * consent screen can be shown. The status is polled every 50 ms here (the
  * screen's own script polls every 400 ms), so what is measured is the
- * service, not the poll.
+ * service, not the poll. The whole history is stored at the time the ingest
+ * recorded itself done, which the poll notices up to 50 ms later.
  */
 
 const POLL_MS = 50;
@@ -81,6 +82,7 @@ export async function approveToConsent(
   }
 
   const t0 = performance.now();
+  const approvedAt = Date.now();
   const decided = await http({
     method: "POST",
     path: "/sandbox/authorize/decision",
@@ -116,7 +118,14 @@ export async function approveToConsent(
     if ((JSON.parse(answer.body) as { state?: string }).state === "done") break;
     await sleep(POLL_MS);
   }
-  const toHistoryMs = performance.now() - t0;
+  const noticedMs = performance.now() - t0;
+  // The ingest records `done` (with the time, heartbeatAt) once every account's history
+  // transaction has committed; a poll notices it up to POLL_MS later. Same machine, same clock.
+  const ingest = await db().bankIngest.findFirstOrThrow({
+    where: { flowId },
+    orderBy: { createdAt: "desc" },
+  });
+  const toHistoryMs = Math.min(noticedMs, ingest.heartbeatAt.getTime() - approvedAt);
   const transactions = await db().transaction.count({
     where: {
       account: { connection: { tenant: { subject: tenantSubject(client.partnerId, user) } } },
