@@ -69,8 +69,10 @@ static napi_value agree(napi_env env, napi_callback_info info) {
   napi_valuetype count_type;
   double count_value = -1;
   if (napi_typeof(env, argv[1], &count_type) != napi_ok || count_type != napi_number ||
-      napi_get_value_double(env, argv[1], &count_value) != napi_ok || count_value < 0 ||
-      count_value > MAX_COUNT || count_value != (double)(uint32_t)count_value) {
+      napi_get_value_double(env, argv[1], &count_value) != napi_ok ||
+      /* Written so that NaN fails here, before the conversion below could see it. */
+      !(count_value >= 0 && count_value <= MAX_COUNT) ||
+      count_value != (double)(uint32_t)count_value) {
     return throw_error(env, true, "count must be an integer from 0 to 65536");
   }
   uint32_t count = (uint32_t)count_value;
