@@ -1,7 +1,9 @@
 import { createECDH, ECDH } from "node:crypto";
+import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { requireNativeAgreement } from "../../test/native-agreement";
-import { AGREEMENT_BYTES, agreesWithNode, type Agree } from "./p256-agree";
+import { generateKeyPair, openJson, sealJson, sealingCrypto } from "./envelope";
+import { AGREEMENT_BYTES, agreesWithNode, nativeAgreement, type Agree } from "./p256-agree";
 
 const { agree } = requireNativeAgreement();
 
@@ -87,5 +89,27 @@ describe("the loader's check against node:crypto", () => {
     const tooShort: Agree = (point, count) => agree(point, count).subarray(1);
     expect(agreesWithNode(wrongSecret)).toBe(false);
     expect(agreesWithNode(tooShort)).toBe(false);
+  });
+});
+
+describe("without the addon", () => {
+  it("seals with node:crypto, and the envelopes open the same", () => {
+    const cache = globalThis as { bankConnectNativeAgreement?: unknown };
+    const loaded = cache.bankConnectNativeAgreement;
+    const folder = process.cwd();
+    // Resolved from the application's folder: elsewhere the addon is not found.
+    process.chdir(tmpdir());
+    delete cache.bankConnectNativeAgreement;
+    try {
+      expect(nativeAgreement()).toBeNull();
+      expect(sealingCrypto().agree).toBeUndefined();
+      const keys = generateKeyPair();
+      const envelope = sealJson(keys.publicKeyRawB64, { amount: "12.50" });
+      expect(openJson(keys.privateKeyPkcs8B64, envelope)).toEqual({ amount: "12.50" });
+    } finally {
+      process.chdir(folder);
+      cache.bankConnectNativeAgreement = loaded;
+    }
+    expect(sealingCrypto().agree).toBe(agree);
   });
 });
