@@ -97,7 +97,7 @@ static napi_value agree(napi_env env, napi_callback_info info) {
   if (napi_create_buffer(env, (size_t)count * RECORD_BYTES, (void **)&records, &result) != napi_ok) {
     EC_POINT_free(recipient);
     EC_KEY_free(key);
-    return NULL; /* napi_create_buffer has thrown */
+    return throw_error(env, false, "out of memory");
   }
   bool ok = true;
   for (uint32_t index = 0; ok && index < count; index++) {
