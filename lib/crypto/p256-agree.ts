@@ -10,9 +10,10 @@ import path from "node:path";
  * every `computeSecret` (a multiplication by the group order and a pairwise
  * check), which doubles the cost of each agreement; the addon makes the same
  * agreement with the OpenSSL that Node carries, without the check a freshly
- * generated key cannot fail (`npx tsx scripts/bench/ecdh.ts` compares them). `npm install`
- * builds it where a C compiler is present; without one, sealing uses
- * node:crypto and gives the same envelopes, at about half the speed.
+ * generated key cannot fail (`npx tsx scripts/bench/ecdh.ts` compares them).
+ * `npm install` builds it where a C compiler is present; without one,
+ * sealing uses node:crypto, with envelopes of the same form, at about half
+ * the speed.
  */
 
 /** `count` records of AGREEMENT_BYTES: ephemeral point (65 bytes) ‖ shared secret (32). */
