@@ -11,6 +11,7 @@ import {
   startTestFlow,
 } from "../../test/oauth-fixtures";
 import { sleep, type HttpClient } from "../lib/load-client";
+import { median } from "./measure";
 
 /**
  * Approve → consent over HTTP against the running service, as a browser
@@ -148,17 +149,9 @@ export interface ApproveSummary extends ApproveTiming {
   ingestRate: number;
 }
 
-const medianOf = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] ?? 0)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-};
-
 /** Each figure's median over the samples (a fast consent and a slow history may be different samples). */
 export function summarizeApprovals(timings: readonly ApproveTiming[]): ApproveSummary {
-  const of = (figure: (timing: ApproveTiming) => number) => medianOf(timings.map(figure));
+  const of = (figure: (timing: ApproveTiming) => number) => median(timings.map(figure));
   return {
     toProgressMs: of((timing) => timing.toProgressMs),
     toConsentMs: of((timing) => timing.toConsentMs),

@@ -8,6 +8,7 @@ import {
 import { performance } from "node:perf_hooks";
 import { nativeAgreement } from "../../lib/crypto/p256-agree";
 import { SEAL_CHUNK } from "../../lib/crypto/seal-pool";
+import { median } from "./measure";
 
 /**
  * Benchmark (prints, never asserts): the ways node:crypto offers to make a
@@ -84,9 +85,6 @@ function nativeRate(count: number): number | null {
   for (let done = 0; done < count; done += SEAL_CHUNK) native.agree(recipient, SEAL_CHUNK);
   return (Math.ceil(count / SEAL_CHUNK) * SEAL_CHUNK) / ((performance.now() - started) / 1000);
 }
-
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 async function main() {
   const rates: Record<string, number[]> = {};

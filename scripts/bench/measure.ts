@@ -2,6 +2,15 @@ import { performance } from "node:perf_hooks";
 import { Latencies, runWorkers, type HttpClient, type HttpRequest } from "../lib/load-client";
 import { cpuUsedBetween, processTreeCpu } from "./process-cpu";
 
+/** The middle value (the mean of the middle two of an even count); 0 for none. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? 0)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
+
 /**
  * One measurement: requests at a fixed concurrency for a fixed time, with
  * requests/s, p50/p99 latency, the statuses seen and, when the measured
