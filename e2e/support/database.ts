@@ -1,12 +1,14 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { setDatabaseUrl } from "../../lib/env";
+import { E2E_PORT } from "./origin";
 
 /**
  * The journeys' server writes its database URL here, so that tests can set
- * up partners and read the mail outbox in the same database.
+ * up partners and read the mail outbox in the same database. One file per
+ * port: runs on other ports (E2E_PORT) keep their own databases.
  */
-const HANDOFF = path.resolve(import.meta.dirname, "../../.data/e2e-database.json");
+const HANDOFF = path.resolve(import.meta.dirname, `../../.data/e2e-database-${E2E_PORT}.json`);
 
 export function publishDatabaseUrl(url: string): void {
   writeFileSync(HANDOFF, JSON.stringify({ url }), { mode: 0o600 });
