@@ -8,7 +8,7 @@ import { ISSUER } from "./oauth-fixtures";
 
 /**
  * A real HTTP server on loopback that does what the service's server does
- * with a request before Next (scripts/lib/http-server.ts: observeRequest,
+ * with a request before Next (scripts/lib/service-server.ts: observeRequest,
  * the edge, the partner API's direct routes), so the token exchange and the
  * data API run exactly as in production. What would go on to Next answers 404.
  */

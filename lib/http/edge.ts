@@ -1,7 +1,8 @@
 import { countRateLimited } from "../metrics";
 import { countRequest } from "../ratelimit/limiter";
 import { policyForPath } from "../ratelimit/policies";
-import { clientIpOf } from "./client-ip";
+import { REQUEST_ID_HEADER } from "../request-context";
+import { CLIENT_IP_HEADER, clientIpOf } from "./client-ip";
 import { metricsAnswer } from "./metrics-endpoint";
 import { refuseBeforeRouting, SERVED_METHODS } from "./request-guards";
 import {
@@ -15,7 +16,7 @@ import {
 
 /**
  * The edge: what runs for every request before Next routes it, called by the
- * service's HTTP server (scripts/lib/http-server.ts) and free of any
+ * service's HTTP server (scripts/lib/service-server.ts) and free of any
  * framework, so every way of running the service runs the same code
  * (docs/edge.md). In this order:
  * 1. Rate limits: per client address, 429 with no body and Retry-After.
@@ -77,6 +78,18 @@ export const EDGE_REQUEST_HEADERS: readonly string[] = [
   PATH_HEADER,
   "content-security-policy",
   "content-security-policy-report-only",
+];
+
+/**
+ * Every request header the service itself sets (docs/edge.md): the client
+ * address and the request id the server stamps, and the edge's own. A
+ * handler, on either lane, sees only the service's values under these names,
+ * never what a client sent.
+ */
+export const INTERNAL_REQUEST_HEADERS: readonly string[] = [
+  CLIENT_IP_HEADER,
+  REQUEST_ID_HEADER,
+  ...EDGE_REQUEST_HEADERS,
 ];
 
 export async function edge(request: EdgeRequest, settings: EdgeSettings): Promise<EdgeOutcome> {

@@ -40,7 +40,7 @@ export type Categorize = (stack: Frame[]) => string | null;
 /** The service's HTTP server and the edge functions it calls, and Next's middleware runner. */
 const EDGE = [
   "/next/dist/server/web/",
-  "/scripts/lib/http-server",
+  "/scripts/lib/service-server",
   "/scripts/lib/body-guard",
   "/lib/http/edge",
   "/lib/http/security-headers",

@@ -35,6 +35,7 @@ export async function answerBeforeNext(
   response: ServerResponse,
   settings: EdgeSettings,
   origin: string,
+  directRoute: typeof matchDirectRoute = matchDirectRoute,
 ): Promise<boolean> {
   const method = request.method ?? "GET";
   const pathname = pathnameOf(request.url ?? "/");
@@ -56,7 +57,7 @@ export async function answerBeforeNext(
   for (const [name, value] of Object.entries(outcome.pass.responseHeaders)) {
     response.setHeader(name, value);
   }
-  const direct = matchDirectRoute(method, pathname);
+  const direct = directRoute(method, pathname);
   // Only a target that is its path as written (no dot segments to resolve, not `//host`).
   if (!direct || !request.url?.startsWith(pathname)) return false;
   await answerDirectly(request, response, direct, origin);

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { promisify } from "node:util";
 import { gzip } from "node:zlib";
 import type { DirectHandler } from "../../lib/api/direct-routes";
@@ -25,6 +25,23 @@ export function acceptsGzip(header: string | undefined): boolean {
 }
 
 /**
+ * The request's headers as the handler gets them: as the server stamped them
+ * (the client address, the request id) and the edge left them, which is what
+ * Next's handlers read too, never the raw pairs the client sent
+ * (docs/edge.md). As pairs: the Request makes its own Headers of them (a
+ * Headers made here would be copied again).
+ */
+export function headerPairs(headers: IncomingHttpHeaders): [string, string][] {
+  const pairs: [string, string][] = [];
+  for (const name in headers) {
+    const value = headers[name];
+    if (typeof value === "string") pairs.push([name, value]);
+    else if (value) for (const each of value) pairs.push([name, each]);
+  }
+  return pairs;
+}
+
+/**
  * Answers a partner API request from its handler without Next
  * (lib/api/direct-routes.ts): the Node request becomes a fetch Request, the
  * handler's Response is written back. Headers the edge already set on the
@@ -36,11 +53,7 @@ export async function answerDirectly(
   route: { handler: DirectHandler; params: Record<string, string> },
   origin: string,
 ): Promise<void> {
-  // The Request makes its own Headers of these pairs (a Headers made here would be copied again).
-  const headers: [string, string][] = [];
-  const raw = request.rawHeaders;
-  for (let index = 0; index + 1 < raw.length; index += 2)
-    headers.push([raw[index]!, raw[index + 1]!]);
+  const headers = headerPairs(request.headers);
   const method = request.method ?? "GET";
   const url = origin + (request.url ?? "/");
   let fetchRequest: Request;

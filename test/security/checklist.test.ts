@@ -34,6 +34,7 @@ const CHECKLIST_ITEMS = [
   "PIN guess budget per address and per client address",
   "identical answers for unknown emails",
   "rate limits not bypassable with forged X-Forwarded-For",
+  "no handler sees a client's own value of a header the service sets (client address, request id, the edge's headers), on either lane",
   "cross-tenant access by id (IDOR) on every data endpoint",
   "no secrets, keys, codes or bank data in logs (a test scans captured logs)",
   "no secrets, keys, codes or bank data in trace spans",

@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { matchDirectRoute } from "../lib/api/direct-routes";
+import { db } from "../lib/db/client";
+import { EDGE_REQUEST_HEADERS, INTERNAL_REQUEST_HEADERS } from "../lib/http/edge";
+import { accessMailsSettled } from "../lib/oauth/access-mail";
+import { basicAuthorization, createTestClient, issueCode, newVerifier } from "./oauth-fixtures";
+import { startServiceServer, type RunningServiceServer } from "./service-server";
+
+/**
+ * The service's HTTP server (scripts/lib/service-server.ts) over real HTTP
+ * against real PostgreSQL: what reaches a handler on either lane, and what
+ * the server answers before any handler runs.
+ */
+
+/** A forged value for every request header the service sets itself. */
+const FORGED: Record<string, string> = {
+  "x-bank-connect-client-ip": "203.0.113.66",
+  "x-request-id": "forged-request-id-0001",
+  "x-nonce": "forged-nonce",
+  "x-bank-connect-path": "/forged",
+  "content-security-policy": "script-src 'nonce-forged'",
+  "content-security-policy-report-only": "script-src 'nonce-forged'",
+};
+
+let server: RunningServiceServer;
+/** The headers of every Request a direct-lane handler was given. */
+const handedToDirectHandlers: Headers[] = [];
+
+beforeAll(async () => {
+  server = await startServiceServer({
+    // The real routes and handlers, each Request they are given noted on its way in.
+    directRoute: (method, pathname) => {
+      const found = matchDirectRoute(method, pathname);
+      if (!found) return null;
+      return {
+        params: found.params,
+        handler: (request, context) => {
+          handedToDirectHandlers.push(new Headers(request.headers));
+          return found.handler(request, context);
+        },
+      };
+    },
+  });
+});
+afterAll(() => server.close());
+
+describe("internal request headers", () => {
+  it("forges every header the service sets itself in these tests", () => {
+    expect(Object.keys(FORGED).sort()).toEqual([...INTERNAL_REQUEST_HEADERS].sort());
+  });
+
+  it("writes the socket's address into the audit log of token and revoke, whatever client address a client sends", async () => {
+    const client = await createTestClient();
+    const exchange = async (headers: Record<string, string>) => {
+      const verifier = newVerifier();
+      const { code } = await issueCode(client, verifier);
+      const response = await fetch(`${server.origin}/oauth/token`, {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/x-www-form-urlencoded",
+          Authorization: basicAuthorization(client.clientId, client.clientSecret),
+          ...headers,
+        },
+        body: new URLSearchParams({
+          grant_type: "authorization_code",
+          code,
+          code_verifier: verifier,
+        }),
+      });
+      expect(response.status).toBe(200);
+      return ((await response.json()) as { access_token: string }).access_token;
+    };
+    const forgedKey = await exchange({ "X-Bank-Connect-Client-Ip": "203.0.113.66" });
+    const plainKey = await exchange({});
+    await accessMailsSettled();
+    for (const [key, headers] of [
+      [forgedKey, { "X-Bank-Connect-Client-Ip": "203.0.113.66" }],
+      [plainKey, {}],
+    ] as const) {
+      const revoked = await fetch(`${server.origin}/oauth/revoke`, {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/x-www-form-urlencoded",
+          Authorization: basicAuthorization(client.clientId, client.clientSecret),
+          ...headers,
+        },
+        body: new URLSearchParams({ token: key }),
+      });
+      expect(revoked.status).toBe(200);
+    }
+    const events = await db().auditEvent.findMany({
+      where: { clientId: client.clientId, type: { startsWith: "api_key." } },
+      orderBy: { seq: "asc" },
+    });
+    expect(events.map((event) => [event.type, event.clientIp])).toEqual([
+      ["api_key.issued", "127.0.0.1"],
+      ["api_key.issued", "127.0.0.1"],
+      ["api_key.revoked", "127.0.0.1"],
+      ["api_key.revoked", "127.0.0.1"],
+    ]);
+  });
+
+  it("hands a direct-lane handler only the service's own values", async () => {
+    handedToDirectHandlers.length = 0;
+    const answers = [
+      await fetch(`${server.origin}/api/accounts`, { headers: FORGED }),
+      await fetch(`${server.origin}/oauth/token`, {
+        method: "POST",
+        headers: { ...FORGED, "Content-Type": "application/x-www-form-urlencoded" },
+        body: "grant_type=authorization_code",
+      }),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([401, 400]);
+    expect(handedToDirectHandlers).toHaveLength(2);
+    handedToDirectHandlers.forEach((headers, index) => {
+      expect(headers.get("x-bank-connect-client-ip")).toBe("127.0.0.1");
+      expect(headers.get("x-request-id")).toBe(answers[index]!.headers.get("x-request-id"));
+      for (const name of EDGE_REQUEST_HEADERS) expect(headers.get(name)).toBeNull();
+    });
+  });
+
+  it("hands Next only the service's own values, for a page and for a route handler", async () => {
+    server.handedToNext.length = 0;
+    const page = await fetch(`${server.origin}/consent`, { headers: FORGED });
+    const route = await fetch(`${server.origin}/api/partner/me`, { headers: FORGED });
+    expect([page.status, route.status]).toEqual([404, 404]);
+    const [toPage, toRoute] = server.handedToNext.map((handed) => handed.headers);
+    for (const [headers, answer] of [
+      [toPage, page],
+      [toRoute, route],
+    ] as const) {
+      expect(headers?.["x-bank-connect-client-ip"]).toBe("127.0.0.1");
+      expect(headers?.["x-request-id"]).toBe(answer.headers.get("x-request-id"));
+      expect(headers?.["content-security-policy-report-only"]).toBeUndefined();
+    }
+    const csp = page.headers.get("content-security-policy") ?? "";
+    expect(toPage?.["content-security-policy"]).toBe(csp);
+    expect(csp).toContain(`'nonce-${toPage?.["x-nonce"]}'`);
+    expect(toPage?.["x-bank-connect-path"]).toBe("/consent");
+    for (const name of EDGE_REQUEST_HEADERS) expect(toRoute?.[name]).toBeUndefined();
+  });
+});
