@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { matchDirectRoute } from "../lib/api/direct-routes";
 import { db } from "../lib/db/client";
@@ -138,5 +139,56 @@ describe("internal request headers", () => {
     expect(csp).toContain(`'nonce-${toPage?.["x-nonce"]}'`);
     expect(toPage?.["x-bank-connect-path"]).toBe("/consent");
     for (const name of EDGE_REQUEST_HEADERS) expect(toRoute?.[name]).toBeUndefined();
+  });
+});
+
+/** One request written as raw bytes (fetch cannot send these targets); the answer's head. */
+function rawExchange(head: string): Promise<{ status: number; headers: Map<string, string> }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(server.port, "127.0.0.1");
+    const chunks: Buffer[] = [];
+    socket.on("data", (chunk) => chunks.push(chunk));
+    socket.on("error", reject);
+    socket.on("end", () => {
+      const [statusLine = "", ...lines] = Buffer.concat(chunks)
+        .toString("latin1")
+        .split("\r\n\r\n")[0]!
+        .split("\r\n");
+      const headers = new Map<string, string>();
+      for (const line of lines) {
+        const colon = line.indexOf(":");
+        headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
+      }
+      resolve({ status: Number(statusLine.split(" ")[1]), headers });
+    });
+    socket.write(`${head}\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+  });
+}
+
+describe("request targets", () => {
+  it("answers 400 to an asterisk-form or absolute-form target, with no redirect and nothing cacheable", async () => {
+    server.handedToNext.length = 0;
+    for (const head of [
+      "GET * HTTP/1.1",
+      "OPTIONS * HTTP/1.1",
+      "HEAD * HTTP/1.1",
+      "GET http://evil.example/login HTTP/1.1",
+      "GET https://evil.example/ HTTP/1.1",
+      "GET http://127.0.0.1/consent HTTP/1.1",
+      "POST http://evil.example/oauth/token HTTP/1.1\r\nContent-Length: 0",
+    ]) {
+      const answer = await rawExchange(head);
+      expect(answer.status, head).toBe(400);
+      expect(answer.headers.has("location"), head).toBe(false);
+      expect(answer.headers.get("cache-control"), head).toBe("no-store");
+      expect(answer.headers.get("x-content-type-options"), head).toBe("nosniff");
+    }
+    expect(server.handedToNext).toEqual([]);
+  });
+
+  it("still serves a path target", async () => {
+    expect((await rawExchange("GET /healthz HTTP/1.1")).status).toBe(200);
+    expect((await rawExchange("OPTIONS /consent HTTP/1.1")).status).toBe(404);
+    expect(server.handedToNext.at(-1)).toMatchObject({ method: "OPTIONS", url: "/consent" });
   });
 });

@@ -145,6 +145,28 @@ export function methodRefusal(method: string, settings: EdgeSettings): EdgeAnswe
   };
 }
 
+/**
+ * A request target that is not a path (RFC 9112 §3.2): the asterisk form
+ * (`OPTIONS *`) and the absolute form (`GET http://host/path`) that clients
+ * send only to proxies, and anything else that does not start with `/`.
+ * Next fails on the first (a 500) and answers the second with a cacheable
+ * redirect to the foreign host; the service is no proxy and serves no
+ * server-wide OPTIONS, so both get a 400 that nothing caches. Synchronous,
+ * like methodRefusal.
+ */
+export function targetRefusal(target: string, settings: EdgeSettings): EdgeAnswer | null {
+  if (target.startsWith("/")) return null;
+  return {
+    status: 400,
+    headers: {
+      "Content-Type": "text/plain; charset=utf-8",
+      "Cache-Control": "no-store",
+      ...baselineHeaders(settings),
+    },
+    body: "Bad request: the request target must be a path starting with /.\n",
+  };
+}
+
 /** The request guards' refusal, if any (without the baseline headers, which edge() adds). */
 export async function edgeRefusal(
   request: Pick<EdgeRequest, "method" | "pathname">,

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Duplex } from "node:stream";
 import { matchDirectRoute } from "../../lib/api/direct-routes";
 import { CLIENT_IP_HEADER, resolveClientIp } from "../../lib/http/client-ip";
-import { methodRefusal, type EdgeSettings } from "../../lib/http/edge";
+import { methodRefusal, targetRefusal, type EdgeSettings } from "../../lib/http/edge";
 import { observeRequest } from "../../lib/http/observe";
 import { log } from "../../lib/log";
 import { answerBeforeNext, writeAnswer } from "./before-next";
@@ -12,7 +12,8 @@ import { guardRequestBody, GuardedIncomingMessage, judgeDeclaredBody } from "./b
  * The service's HTTP server around whatever routes the rest (Next's request
  * handler in production, scripts/lib/http-server.ts). Before that handler
  * sees a request it:
- * - refuses methods Next would answer with a 500;
+ * - refuses methods Next would answer with a 500, and request targets that
+ *   are not a path (`OPTIONS *`, `GET http://host/…`) with a 400;
  * - stamps the client address from trusted sources only: only here is the
  *   socket address known (`next start` alone keeps a client-sent
  *   X-Forwarded-For as the client address, which would let anyone pick their
@@ -66,7 +67,8 @@ export function createServiceServer(options: ServiceServerOptions): Server {
   const onRequest = (request: GuardedIncomingMessage, response: ServerResponse) =>
     observeRequest(request, response, trustedProxyHops, () => {
       // Next answers TRACE (and methods it does not know) with a 500.
-      const refusal = methodRefusal(request.method ?? "", settings);
+      const refusal =
+        methodRefusal(request.method ?? "", settings) ?? targetRefusal(request.url ?? "", settings);
       if (refusal) return writeAnswer(request, response, refusal);
       stampClientIp(request, trustedProxyHops);
       // Oversize bodies are refused before Next sees them (scripts/lib/body-guard.ts).
@@ -87,6 +89,10 @@ export function createServiceServer(options: ServiceServerOptions): Server {
   const upgrade = next.upgrade;
   if (upgrade) {
     server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      if (targetRefusal(request.url ?? "", settings)) {
+        socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+        return;
+      }
       stampClientIp(request, trustedProxyHops);
       void upgrade(request, socket, head);
     });

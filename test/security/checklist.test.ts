@@ -35,6 +35,7 @@ const CHECKLIST_ITEMS = [
   "identical answers for unknown emails",
   "rate limits not bypassable with forged X-Forwarded-For",
   "no handler sees a client's own value of a header the service sets (client address, request id, the edge's headers), on either lane",
+  "request targets that are not a path (asterisk form, absolute form) answered 400: no redirect to the host a target names, nothing cacheable",
   "cross-tenant access by id (IDOR) on every data endpoint",
   "no secrets, keys, codes or bank data in logs (a test scans captured logs)",
   "no secrets, keys, codes or bank data in trace spans",
