@@ -16,7 +16,7 @@ import {
   type AskedCode,
 } from "../../test/sign-in-fixtures";
 import { confirmLoginLink, loginNonceCookieName } from "./login-challenges";
-import { PIN_BUDGET } from "./pin-budget";
+import { PIN_BUDGET, pinBudgetKeys, recordWrongPin } from "./pin-budget";
 import { addressKey, clientKey, ipv6Prefix64 } from "./sign-in-limits";
 
 const SECONDS_PER_DAY = DAY / 1000;
@@ -34,6 +34,23 @@ async function spendADay(email: string, start: Date) {
 /** Challenges for `count` addresses, each asked for from a client address of its own. */
 const challengesFor = (count: number, now = new Date()) =>
   Promise.all(Array.from({ length: count }, () => askForCode({ now })));
+
+/**
+ * A wrong code the address's own person typed a minute before, from their
+ * own client address, at another challenge: the client address ceiling
+ * refuses only addresses with a failure of their own.
+ */
+async function typoOfItsOwn(asked: AskedCode, now = asked.now) {
+  const keys = pinBudgetKeys(asked.email, asked.clientIp);
+  await db().$transaction((tx) => recordWrongPin(tx, keys, later(now, -MINUTE)));
+}
+
+/** Challenges for `count` addresses that each had a wrong code of their own. */
+async function typedChallengesFor(count: number, now = new Date()) {
+  const challenges = await challengesFor(count, now);
+  for (const asked of challenges) await typoOfItsOwn(asked);
+  return challenges;
+}
 
 /** Five wrong codes at each challenge, in turn, from `clientIp`. */
 async function guessWrong(challenges: AskedCode[], clientIp: string, now: Date) {
@@ -136,19 +153,37 @@ describe("the PIN guess budget per client address", () => {
   it("refuses the 21st wrong code in an hour from one client address, across many addresses", async () => {
     const now = new Date();
     const attacker = uniqueClientIp();
-    const challenges = await challengesFor(5, now);
+    const challenges = await typedChallengesFor(5, now);
     const results = await guessWrong(challenges, attacker, now);
     expect(results.slice(20)).toEqual(
       Array(5).fill({ status: "too_many_failures", retryAfterSeconds: 3600 }),
     );
     expect(await checkedAttempts(challenges.map((asked) => asked.email))).toBe(20);
 
-    // The right code is refused from that client address, and checked from another.
+    // For an address with a wrong code of its own, the right code is refused
+    // from that client address, and checked from another.
     const victim = await askForCode({ now });
+    await typoOfItsOwn(victim);
     expect((await guess(victim, victim.pin, { clientIp: attacker })).status).toBe(
       "too_many_failures",
     );
     expect((await guess(victim, victim.pin, { clientIp: uniqueClientIp() })).status).toBe("ok");
+
+    // An address without one is not locked out by the others' failures: its
+    // right code is checked; a wrong one is, once, and then it is refused too.
+    const newcomer = await askForCode({ now });
+    expect((await guess(newcomer, newcomer.pin, { clientIp: attacker })).status).toBe("ok");
+    const fresh = await askForCode({ now });
+    const tries = [];
+    for (let i = 1; i <= 3; i += 1) {
+      tries.push(await guess(fresh, wrongPin(fresh.pin, i), { clientIp: attacker }));
+    }
+    expect(tries).toEqual([
+      { status: "wrong", attemptsLeft: 4 },
+      { status: "too_many_failures", retryAfterSeconds: 3600 },
+      { status: "too_many_failures", retryAfterSeconds: 3600 },
+    ]);
+    expect(await checkedAttempts([fresh.email])).toBe(1);
   });
 
   it("refuses the 51st wrong code in a day from one client address", async () => {
@@ -158,7 +193,7 @@ describe("the PIN guess budget per client address", () => {
     const emails = [];
     for (let hour = 0; hour < 3; hour += 1) {
       const now = later(base, hour * HOUR);
-      const challenges = await challengesFor(4, now);
+      const challenges = await typedChallengesFor(4, now);
       emails.push(...challenges.map((asked) => asked.email));
       results.push(...(await guessWrong(challenges, attacker, now)));
     }
@@ -172,7 +207,7 @@ describe("the PIN guess budget per client address", () => {
   it("checks 20 of 30 simultaneous guesses from one client address at six addresses", async () => {
     const now = new Date();
     const attacker = uniqueClientIp();
-    const challenges = await challengesFor(6, now);
+    const challenges = await typedChallengesFor(6, now);
     const results = await Promise.all(
       challenges.flatMap((asked) =>
         Array.from({ length: 5 }, (_, i) =>
@@ -190,7 +225,7 @@ describe("the PIN guess budget per client address", () => {
     // later time, and must still see it.
     const base = new Date();
     const attacker = uniqueClientIp();
-    const challenges = await challengesFor(6, base);
+    const challenges = await typedChallengesFor(6, base);
     const guesses = challenges.flatMap((asked, a) =>
       Array.from({ length: 5 }, (_, i) => ({ asked, i, at: later(base, 30 - (a * 5 + i)) })),
     );
@@ -256,6 +291,7 @@ describe("the code form when codes are paused", () => {
     const attacker = uniqueClientIp();
     await guessWrong(await challengesFor(4), attacker, new Date());
     const victim = await askForCode();
+    await typoOfItsOwn(victim, new Date());
     const refused = await postCode(victim, victim.pin, attacker);
     expect(refused.get("error")).toBe("too_many_failures");
     expect(Number(refused.get("retry"))).toBeGreaterThan(3500);

@@ -18,7 +18,11 @@ export const PIN_BUDGET = {
   /** The first closure; each later one twice the one before, up to 256 days. */
   firstClosureMs: 24 * 60 * 60_000,
   maxDoublings: 8,
-  /** Wrong PINs from one client address, whatever the email address, per hour and per 24 hours. */
+  /**
+   * Wrong PINs from one client address, whatever the email address, per hour
+   * and per 24 hours; once reached, they refuse the addresses that had a wrong
+   * PIN of their own in the past 365 days (pinBudgetRefusal).
+   */
   clientPerHour: 20,
   clientPerDay: 50,
 } as const;
@@ -58,7 +62,11 @@ export async function lockPinBudget(tx: Tx, keys: PinBudgetKeys): Promise<void> 
   }
 }
 
-/** Whether the budget refuses a PIN check now (read it under lockPinBudget to act on it). */
+/**
+ * Whether the budget refuses a PIN check now (read it under lockPinBudget to
+ * act on it): the address's closure or year, then the client address's hour
+ * and day, the latter only for an address that has failures of its own.
+ */
 export async function pinBudgetRefusal(
   tx: Tx,
   keys: PinBudgetKeys,
@@ -67,8 +75,19 @@ export async function pinBudgetRefusal(
   const closure = await tx.pinClosure.findUnique({ where: { addressKey: keys.address } });
   if (closure && closure.closedUntil > now) return pinClosed(closure.closedUntil, now);
   const address = { addressKey: keys.address };
-  const yearly = await fullUntil(tx, address, YEAR_MS, PIN_BUDGET.addressPerYear, now);
-  if (yearly) return pinClosed(yearly, now);
+  const ownThisYear = await countSince(tx, address, YEAR_MS, now);
+  if (ownThisYear >= PIN_BUDGET.addressPerYear) {
+    const yearly = await fullUntil(tx, address, YEAR_MS, PIN_BUDGET.addressPerYear, now);
+    return pinClosed(yearly ?? now, now);
+  }
+  // The client address's ceiling stops guessing across addresses; it does
+  // not refuse an address with no wrong code of its own in the past year, so
+  // the people behind a shared address (an office's, a mobile carrier's) are
+  // not locked out by the others' typos. Such an address gets one checked
+  // guess: once it is wrong, the address has a failure and the ceiling
+  // applies to it as well (under lockPinBudget, so concurrent guesses at it
+  // are counted one after another).
+  if (ownThisYear === 0) return null;
   const client = { clientKey: keys.client };
   const full =
     (await fullUntil(tx, client, HOUR_MS, PIN_BUDGET.clientPerHour, now)) ??

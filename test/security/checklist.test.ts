@@ -32,6 +32,7 @@ const CHECKLIST_ITEMS = [
   "PIN attempt lock",
   "sign-in limits hold when the rate-limit store fails",
   "PIN guess budget per address and per client address",
+  "PIN sign-in behind a shared client address: its spent budget never refuses an address without failures, and one person gets one guess",
   "identical answers for unknown emails",
   "rate limits not bypassable with forged X-Forwarded-For",
   "no handler sees a client's own value of a header the service sets (client address, request id, the edge's headers), on either lane",

@@ -11,7 +11,9 @@ import type { RunRedis } from "../redis";
  * fire PIN guesses at the login forms, as fast as the service answers.
  *
  *   1. one address, from a new client address every time (a botnet on one victim);
- *   2. many addresses from one client address (one attacker spraying).
+ *   2. many addresses from one client address (one attacker spraying): the
+ *      client address's ceiling, plus one guess at each address without a
+ *      wrong code of its own.
  *
  * What counts is read from the service's database: mails sent (challenges
  * created), guesses checked (attempts reserved on those challenges). Every
@@ -182,7 +184,10 @@ export async function signInBruteForce(options: BruteForceOptions): Promise<void
   );
   const clientMailCeiling =
     windowsTouched(many.startedAt, many.endedAt, MINUTE) * MAIL_LIMITS["mail-client"].limit;
-  const clientGuessCeiling = Math.min(PIN_BUDGET.clientPerHour, PIN_BUDGET.clientPerDay);
+  // The client address's ceiling, and one guess at each address that had no
+  // wrong code of its own before (the ceiling does not lock those out).
+  const clientGuessCeiling =
+    Math.min(PIN_BUDGET.clientPerHour, PIN_BUDGET.clientPerDay) + SPRAYED_ADDRESSES;
   console.log(`    limits: ≤ ${clientMailCeiling} mails, ≤ ${clientGuessCeiling} guesses checked`);
   options.check(
     fromAttacker.mails <= clientMailCeiling,
