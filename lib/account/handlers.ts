@@ -7,6 +7,7 @@ import { privateJson } from "../http/respond";
 import { endBrowserSession } from "../auth/sessions";
 import { deleteEverything } from "./delete-everything";
 import { endPartnerAccess } from "./end-access";
+import { mailAccountChanged } from "../mail/account-changed";
 import { removeConnection } from "./remove-bank";
 import { readAccountPost, refuse } from "./session";
 
@@ -90,6 +91,7 @@ export async function handleAccountStartOver(request: Request): Promise<Response
     audit: audit(request, read.user.userId),
   });
   if (!result.replaced) return refuse(409, "key_changed", "the key was replaced meanwhile");
+  await mailAccountChanged({ ...read.user, change: "keyReplaced" });
   return ok({ next: "/account" });
 }
 
@@ -117,6 +119,7 @@ export async function handleDeleteEverything(request: Request): Promise<Response
     case "not_found":
       return refuse(404, "not_found", "nothing to delete");
     case "deleted": {
+      await mailAccountChanged({ ...read.user, change: "deleted" });
       const cleared = await endBrowserSession(request);
       const response = ok({ apiKeysRevoked: result.apiKeysRevoked });
       response.headers.set("Set-Cookie", cleared);

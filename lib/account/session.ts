@@ -1,10 +1,11 @@
 import type { z } from "zod";
-import { findSignedInUser, type SignedInUser } from "../auth/sessions";
+import { findSignedInUser, isFreshSignIn, type SignedInUser } from "../auth/sessions";
 import { timingSafeEqualString } from "../crypto/constant-time";
 import { keyedHash } from "../crypto/keyed-hash";
 import { bodyTooLargeFor, readJsonBody } from "../http/body-limits";
 import { isSameOrigin } from "../http/origin";
 import { errorJson } from "../http/respond";
+import { freshSignInRequired } from "../flow/continue";
 
 /**
  * The guards of every "My access" action (docs/account.md): a POST from this
@@ -37,11 +38,25 @@ export interface AccountPost<T> {
   body: T;
 }
 
+/** Where the page that made each action's request is, to come back to after signing in again. */
+export const ACCOUNT_ACTION_PAGES: Record<AccountAction, string> = {
+  "end-access": "/account",
+  "remove-bank": "/account",
+  "start-over": "/account?key=start-over",
+  delete: "/account",
+};
+
 /**
  * Reads an action's JSON body `{csrf, ...}` and checks, in this order: the
  * Origin (403 `csrf`), the session (401 `login_required`), the body
  * (a body that is not JSON: 400 `invalid_request`), the CSRF token (403
- * `csrf`), then the body's shape (400 `invalid_request`).
+ * `csrf`), a fresh sign-in (401 `reauth_required` with the sign-in page's
+ * `location`), then the body's shape (400 `invalid_request`).
+ *
+ * Every action here is irreversible or hands something over, so a session
+ * older than FRESH_SIGN_IN_SECONDS, or a session cookie copied to another
+ * browser, is not enough: the person signs in again by mail first
+ * (docs/sessions.md#re-confirming-before-an-irreversible-change).
  */
 export async function readAccountPost<S extends z.ZodType<object>>(
   request: Request,
@@ -67,6 +82,7 @@ export async function readAccountPost<S extends z.ZodType<object>>(
   if (!timingSafeEqualString(csrf, accountCsrfToken(user, action))) {
     return refuse(403, "csrf", "the request did not come from this service's pages");
   }
+  if (!isFreshSignIn(user)) return freshSignInRequired(user.email, ACCOUNT_ACTION_PAGES[action]);
   const parsed = schema.safeParse(json);
   if (!parsed.success) return refuse(400, "invalid_request", "the body is not valid");
   return { user, body: parsed.data };

@@ -38,6 +38,7 @@ export const KEYED_HASH_PURPOSES = [
   "account-csrf",
   "sign-out",
   "recipient-key-challenge",
+  "key-proof",
   "sign-in-limit",
 ] as const;
 

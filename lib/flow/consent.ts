@@ -1,4 +1,7 @@
-import { isFreshSignIn } from "../auth/sessions";
+import { isFreshSignIn, type SignedInUser } from "../auth/sessions";
+import { timingSafeEqualString } from "../crypto/constant-time";
+import { sealJson } from "../crypto/envelope";
+import { keyedHash } from "../crypto/keyed-hash";
 import { tenantSubject } from "../banking/tenants";
 import { db } from "../db/client";
 import { jsonResponse } from "../http/respond";
@@ -37,12 +40,14 @@ export const APPROVE_POST = {
  *
  * Re-confirmation (docs/sessions.md): in partner-key mode one click grants the
  * partner the data, so a session older than FRESH_SIGN_IN_SECONDS must sign
- * in again (a new mail to the same address) before it may approve. User-key
- * mode does not ask for that: approving there needs the key unlocked in this
- * browser, by the passphrase, which a passer-by at a shared browser does not
- * know, or by the tab the person set it up or unlocked it in within the last
- * 15 minutes (docs/key-model.md); and a code approved without the key reaches
- * the partner with nothing that opens the data, which is sealed to that key.
+ * in again (a new mail to the same address) before it may approve. In
+ * user-key mode the browser proves instead that it holds the person's
+ * private key: the consent page carries a challenge sealed to the registered
+ * public key (`keyProofChallenge`), and the approval must carry what is
+ * inside. A passer-by at a signed-in browser, or a copied session cookie,
+ * cannot open it without the passphrase (or the tab that unlocked the key
+ * within the last 15 minutes, docs/key-model.md), so a partner whose access
+ * the person ended cannot be granted it again in their name.
  */
 export async function handleConsentApprove(request: Request): Promise<Response> {
   const post = await guardFlowPost(request, APPROVE_POST);
@@ -83,6 +88,32 @@ export async function handleConsentApprove(request: Request): Promise<Response> 
   // The browser names the key it is about to relay: a screen left open while
   // the user started over elsewhere would hand over a key that opens nothing.
   if (relayedKey !== user.publicKey) return post.refuse("key_changed");
+  const proof = body.fields.proof;
+  if (typeof proof !== "string" || !timingSafeEqualString(proof, keyProof(flow, user))) {
+    return post.refuse("key_not_proven");
+  }
   const approval = await approveFlow(flow.id, user.userId);
   return jsonResponse({ redirectUri: approval.redirectUri, fields: approval.fields });
+}
+
+type ProofSession = Pick<SignedInUser, "sessionId" | "publicKey">;
+
+/**
+ * What only the holder of the private key can read from the consent page:
+ * bound to this flow, this browser session and this key, so it is worth
+ * nothing to another flow, a later sign-in or after starting over.
+ */
+const keyProof = (flow: { id: string }, user: ProofSession) =>
+  keyedHash("key-proof", `${flow.id}:${user.sessionId}:${user.publicKey ?? ""}`);
+
+/**
+ * The consent page's challenge in user-key mode: `{proof}` sealed to the
+ * person's registered public key, as their bank data is (/docs/envelopes).
+ * The page opens it with the unlocked key and sends `proof` with the approval.
+ */
+export function keyProofChallenge(
+  flow: { id: string },
+  user: ProofSession & { publicKey: string },
+) {
+  return sealJson(user.publicKey, { proof: keyProof(flow, user) });
 }

@@ -19,6 +19,7 @@ import {
 import { handleConsentApprove } from "./consent";
 import { csrfToken } from "./csrf";
 import { keyModeFor } from "./flows";
+import { keyProofFor } from "../../test/key-proof";
 
 /**
  * A tenant is sealed to the key it was created with; the flow's key mode,
@@ -120,7 +121,11 @@ describe("a partner that installs its recipient key after users connected with t
 
     // The consent page's script: the server answers the fields, the browser adds the key.
     const approved = await approve(started.cookie, {
-      json: { csrf: csrfToken(started.flow, "approve"), publicKey: keys.publicKeyRawB64 },
+      json: {
+        csrf: csrfToken(started.flow, "approve"),
+        publicKey: keys.publicKeyRawB64,
+        proof: await keyProofFor(started.flow, started.cookie, keys.privateKeyPkcs8B64),
+      },
     });
     expect(approved.status).toBe(200);
     expect(approved.headers.get("content-type")).toMatch(/^application\/json/);

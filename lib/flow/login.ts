@@ -70,7 +70,9 @@ async function readForm(request: Request) {
   const returnUrl = toSafeReturnPath(form.get("returnUrl"), getEnv().issuer);
   // A re-confirmation keeps saying so (and keeps its signed-in person on the
   // sign-in page) until the new mail's code or link is used.
-  const reconfirm = flow && form.get("reconfirm") === "1" ? 1 : null;
+  // "1": before approving (a flow's); "change": before an irreversible change.
+  const asked = form.get("reconfirm");
+  const reconfirm = asked === "change" || (flow && asked === "1") ? asked : null;
   return { flow, form, returnUrl, reconfirm };
 }
 

@@ -23,6 +23,7 @@ import { csrfToken } from "./csrf";
 import { attachUser, keyModeOf, type KeyMode } from "./flows";
 import { handleLoginCode, handleLoginRequest } from "./login";
 import { tenantSubject } from "../banking/tenants";
+import { keyProofFor } from "../../test/key-proof";
 
 /**
  * Stale sessions re-confirm before approving in partner-key mode
@@ -164,7 +165,7 @@ describe("stale sessions re-confirm before approving (partner-key mode)", () => 
     expect((await flowRow(flow.id)).consentedAt).toBeNull();
   });
 
-  it("user-key mode asks no re-confirmation: the key unlocked in this browser is that confirmation", async () => {
+  it("user-key mode asks no mail: the proof that the browser holds the key is that confirmation", async () => {
     const client = await createTestClient();
     const keys = generateKeyPair();
     const { user, flow, session, cookies } = await flowAt(client, "user", keys.publicKeyRawB64);
@@ -179,7 +180,11 @@ describe("stale sessions re-confirm before approving (partner-key mode)", () => 
       post(
         "/consent/approve",
         cookies,
-        { csrf: csrfToken(flow, "approve"), publicKey: keys.publicKeyRawB64 },
+        {
+          csrf: csrfToken(flow, "approve"),
+          publicKey: keys.publicKeyRawB64,
+          proof: await keyProofFor(flow, cookies, keys.privateKeyPkcs8B64),
+        },
         true,
       ),
     );

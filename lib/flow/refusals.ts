@@ -63,6 +63,12 @@ export const FLOW_REFUSALS = {
   key_mismatch: { status: 409, screen: null, description: "another key is registered" },
   /** The key changed since the screen was shown (started over elsewhere). */
   key_changed: { status: 409, screen: null, description: "the key changed" },
+  /**
+   * User-key approval without the proof that the browser holds the key: the
+   * consent page's sealed challenge, opened (docs/sessions.md). The page is
+   * shown again, with a challenge for this session.
+   */
+  key_not_proven: { status: 403, screen: "/consent", description: "the key was not proven" },
   /** User-key approval before the key and a first bank exist. */
   onboarding_incomplete: {
     status: 409,

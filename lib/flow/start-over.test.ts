@@ -21,6 +21,7 @@ import { csrfToken, type FlowAction } from "./csrf";
 import { handleKeyRegistration } from "./key-setup";
 import { handleStartOver } from "./start-over";
 import { eventsFrom, expectNoSecrets, fromAddress, uniqueAddress } from "../../test/audit";
+import { keyProofFor } from "../../test/key-proof";
 
 /**
  * Starting over with a new key (docs/key-model.md): the user's public key is
@@ -342,10 +343,11 @@ describe("starting over with a new key", () => {
     await reconnect(client, user.id);
 
     const consent = await browserAt(client, user.id, "consent");
-    const approve = (publicKey: string) =>
+    const approve = async (publicKey: string) =>
       post("/consent/approve", handleConsentApprove, consent.cookie, {
         csrf: token(consent.flow, "approve"),
         publicKey,
+        proof: await keyProofFor(consent.flow, consent.cookie, fresh.privateKeyPkcs8B64),
       });
     const refused = await approve(old.publicKeyRawB64);
     expect(refused.status).toBe(409);

@@ -1,8 +1,11 @@
+import { mailAccountChanged } from "../mail/account-changed";
 import { countKeySetUp } from "../analytics/counters";
+import { isFreshSignIn } from "../auth/sessions";
 import { requestAudit } from "../audit/context";
 import { replaceUserKey } from "../banking/start-over";
 import { db } from "../db/client";
 import { jsonResponse } from "../http/respond";
+import { flowFreshSignInRequired } from "./continue";
 import { guardFlowPost } from "./guard";
 import { keyPost, validPublicKey } from "./key-setup";
 import { resolveNextStep } from "./steps";
@@ -22,6 +25,8 @@ export async function handleStartOver(request: Request): Promise<Response> {
   const post = await guardFlowPost(request, START_OVER_POST);
   if (post instanceof Response) return post;
   const { flow, user } = post;
+  // Irreversible: a stale or copied session signs in again first (docs/sessions.md).
+  if (!isFreshSignIn(user)) return flowFreshSignInRequired(user.email, "setup");
   const { fields } = post.body;
   const publicKey = validPublicKey(fields.publicKey);
   const replaces = validPublicKey(fields.replaces);
@@ -35,7 +40,10 @@ export async function handleStartOver(request: Request): Promise<Response> {
     audit: requestAudit(request, { kind: "user", id: user.userId }),
   });
   // A new key made in this flow is a key set up, like a first one.
-  if (result.replaced) await countKeySetUp(flow.id);
+  if (result.replaced) {
+    await countKeySetUp(flow.id);
+    await mailAccountChanged({ ...user, change: "keyReplaced" });
+  }
   if (!result.replaced) {
     // Already done by this very request's twin (a retry after a lost answer) is not a conflict.
     const stored = await db().user.findUniqueOrThrow({ where: { id: user.userId } });

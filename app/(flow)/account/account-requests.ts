@@ -1,6 +1,7 @@
 /**
  * The "My access" actions, posted as JSON with the page's CSRF token. The
- * answer's `error` code (docs/account.md) decides what the page says.
+ * answer's `error` code (docs/account.md) decides what the page says; an
+ * answer that names a `location` (a session to re-confirm) is followed.
  */
 export type ActionAnswer =
   { ok: true; body: Record<string, unknown> } | { ok: false; error: string };
@@ -17,6 +18,11 @@ export async function postAction(
     });
     const answer = (await response.json().catch(() => ({}))) as Record<string, unknown>;
     if (response.ok) return { ok: true, body: answer };
+    // A stale session signs in again first (docs/sessions.md); the page stays busy meanwhile.
+    if (typeof answer.location === "string" && answer.location.startsWith("/")) {
+      window.location.assign(answer.location);
+      return new Promise<ActionAnswer>(() => {});
+    }
     return { ok: false, error: typeof answer.error === "string" ? answer.error : "failed" };
   } catch {
     return { ok: false, error: "failed" };

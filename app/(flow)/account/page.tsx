@@ -2,8 +2,9 @@ import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import { getLocale, getTranslations } from "next-intl/server";
 import { loadAccountOverview } from "@/lib/account/overview";
-import { accountCsrfToken } from "@/lib/account/session";
-import { findSessionUser, sessionCookieName } from "@/lib/auth/sessions";
+import { ACCOUNT_ACTION_PAGES, accountCsrfToken } from "@/lib/account/session";
+import { findSessionUser, isFreshSignIn, sessionCookieName } from "@/lib/auth/sessions";
+import { reconfirmChangePath } from "@/lib/flow/continue";
 import { tenantSubject } from "@/lib/banking/tenants";
 import { isDatabaseUnavailable } from "@/lib/db/faults";
 import { getEnv } from "@/lib/env";
@@ -47,6 +48,9 @@ export default async function AccountPage({
   const overview = await loadAccountOverview(user.userId);
 
   if ((await searchParams).key === "start-over" && overview.key) {
+    // Asked before the new key is made, not after: starting over needs a fresh sign-in.
+    if (!isFreshSignIn(user))
+      redirect(reconfirmChangePath(user.email, ACCOUNT_ACTION_PAGES["start-over"]));
     const setup = await getTranslations("Setup");
     return (
       <FlowShell flow={null} branding={null} user={user} step={null}>

@@ -4,6 +4,7 @@ import { useTranslations } from "next-intl";
 import { useState, type FormEvent } from "react";
 import { WrongPassphraseError, type UserKeyPair } from "@/lib/keys/browser-key";
 import { unlockInstalledKey } from "@/lib/keys/browser-store";
+import { openEnvelopeInBrowser } from "@/lib/keys/browser-envelope";
 import { forgetTabUnlock } from "@/lib/keys/tab-unlock";
 import { FocusedAlert, useShownError } from "../setup/focused-alert";
 import { useUserKey } from "../account/use-user-key";
@@ -23,6 +24,8 @@ export function ApproveWithKey(props: {
   csrf: string;
   userId: string;
   registeredPublicKey: string;
+  /** `{proof}` sealed to the registered key: approving sends what is inside. */
+  challenge: string;
   partner: string;
 }) {
   const t = useTranslations("Consent");
@@ -42,10 +45,13 @@ export function ApproveWithKey(props: {
     try {
       const pair =
         key.kind === "unlocked" ? key.pair : await unlockInstalledKey(key.installed, passphrase);
+      // The proof that this browser holds the key: the page's challenge, opened with it.
+      const proof = await openKeyProof(pair, props.challenge);
+      if (proof === null) throw new Error(t("keyChanged"));
       const response = await fetch("/consent/approve", {
         method: "POST",
         headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ csrf: props.csrf, publicKey: pair.publicKey }),
+        body: JSON.stringify({ csrf: props.csrf, publicKey: pair.publicKey, proof }),
       });
       if (!response.ok) {
         const refusal = (await response.json().catch(() => ({}))) as {
@@ -130,4 +136,14 @@ function relay(answer: Relay, pair: UserKeyPair) {
   }
   document.body.append(form);
   form.submit();
+}
+
+/** What the challenge holds, or null when this key cannot open it (it is not the registered one). */
+async function openKeyProof(pair: UserKeyPair, challenge: string): Promise<string | null> {
+  try {
+    const opened = await openEnvelopeInBrowser<{ proof?: unknown }>(pair.privateKey, challenge);
+    return typeof opened.proof === "string" ? opened.proof : null;
+  } catch {
+    return null;
+  }
 }

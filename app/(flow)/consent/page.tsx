@@ -9,6 +9,7 @@ import { keyModeFor } from "@/lib/flow/flows";
 import { SignOutForm } from "@/app/_components/sign-out-form";
 import { FlowShell, SERVICE_NAME } from "../_components/flow-shell";
 import { loadFlowScreen } from "../_lib/context";
+import { keyProofChallenge } from "@/lib/flow/consent";
 import { ApproveWithKey } from "./approve-with-key";
 
 /**
@@ -108,6 +109,11 @@ export default async function ConsentPage() {
               csrf={csrfToken(flow, "approve")}
               userId={user.userId}
               registeredPublicKey={user.publicKey ?? ""}
+              challenge={
+                user.publicKey
+                  ? keyProofChallenge(flow, { ...user, publicKey: user.publicKey })
+                  : ""
+              }
               partner={partner}
             />
           </ClientMessages>

@@ -17,6 +17,9 @@ type Search = {
   reconfirm?: string;
 };
 
+/** Why a signed-in person is asked to sign in again: before approving, or before a change. */
+type Reconfirm = "1" | "change" | null;
+
 /**
  * The sign-in page (/docs/flow, docs/protocol.md#sign-in): an email form (prefilled by login_hint, never
  * trusted); then "open the link" with the code as an alternative, or — with
@@ -29,7 +32,11 @@ type Search = {
 export default async function LoginPage({ searchParams }: { searchParams: Promise<Search> }) {
   const search = await searchParams;
   const { flow, user, branding } = await loadFlowScreen();
-  const reconfirm = search.reconfirm === "1" && flow !== null;
+  // Re-confirming before approving (a flow's), or before an irreversible change
+  // (a signed-in person's, inside a flow or at /account).
+  const reconfirmChange = search.reconfirm === "change" && user !== null;
+  const reconfirmApproval = search.reconfirm === "1" && flow !== null;
+  const reconfirm: Reconfirm = reconfirmChange ? "change" : reconfirmApproval ? "1" : null;
   if (flow && user && !reconfirm) {
     redirect(flow.userId === user.userId ? resumePath(flow, user.userId) : CONTINUE_PATH);
   }
@@ -70,7 +77,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
       ) : (
         <>
           {reconfirm ? (
-            <p className="notice">{session("reconfirm")}</p>
+            <p className="notice">{session(reconfirmChange ? "reconfirmChange" : "reconfirm")}</p>
           ) : mailFailed ? null : (
             <p>{t("intro", { partner })}</p>
           )}
@@ -139,7 +146,7 @@ async function EmailForm({
   flow: LoadedFlow | null;
   email: string;
   returnUrl: string;
-  reconfirm: boolean;
+  reconfirm: Reconfirm;
   resend?: boolean;
   focus?: boolean;
   /** The last mail could not be sent: the button tries again. */
@@ -150,7 +157,7 @@ async function EmailForm({
     <form method="post" action="/login/request" className="stack">
       {flow ? <input type="hidden" name="csrf" value={csrfToken(flow, "login")} /> : null}
       <input type="hidden" name="returnUrl" value={returnUrl} />
-      {reconfirm ? <input type="hidden" name="reconfirm" value="1" /> : null}
+      {reconfirm ? <input type="hidden" name="reconfirm" value={reconfirm} /> : null}
       {resend ? (
         <>
           <input type="hidden" name="email" value={email} />
@@ -209,7 +216,7 @@ async function CodeForm({
   flow: LoadedFlow | null;
   email: string;
   returnUrl: string;
-  reconfirm: boolean;
+  reconfirm: Reconfirm;
   focus: boolean;
 }) {
   const t = await getTranslations("Login");
@@ -217,7 +224,7 @@ async function CodeForm({
     <form method="post" action="/login/code" className="stack">
       {flow ? <input type="hidden" name="csrf" value={csrfToken(flow, "login")} /> : null}
       <input type="hidden" name="returnUrl" value={returnUrl} />
-      {reconfirm ? <input type="hidden" name="reconfirm" value="1" /> : null}
+      {reconfirm ? <input type="hidden" name="reconfirm" value={reconfirm} /> : null}
       <input type="hidden" name="email" value={email} />
       <div className="field">
         <label htmlFor="code">{t("codeLabel")}</label>

@@ -1,0 +1,32 @@
+import { getEnv } from "../env";
+import { defaultLocale, isLocale } from "../i18n/locales";
+import { log } from "../log";
+import { mailer } from "./index";
+import { renderAccountChangedMail, type AccountChange } from "./templates/account-changed";
+
+/**
+ * Tells the person by mail that their key was replaced or that everything
+ * was deleted (docs/account.md#what-you-are-told-by-mail). The change has
+ * happened whatever the mail does: a provider's failure is logged, not
+ * turned into a failed request, which the person would retry.
+ */
+export async function mailAccountChanged(input: {
+  email: string;
+  locale: string | null;
+  change: AccountChange;
+}): Promise<void> {
+  const mail = await renderAccountChangedMail({
+    locale: isLocale(input.locale) ? input.locale : defaultLocale,
+    change: input.change,
+    accountUrl: input.change === "keyReplaced" ? `${getEnv().issuer}/account` : null,
+  });
+  try {
+    await mailer().send({ to: input.email, ...mail });
+  } catch (error) {
+    // The address is personal data: the log names the change only.
+    log.warn("mail.account_changed_failed", {
+      change: input.change,
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
+}
