@@ -598,7 +598,11 @@ function partnerPaths() {
         {
           parameters: [
             query("type", str, "One event type, e.g. client.secret_rotated"),
-            query("before", str, "The previous page's `next`"),
+            query(
+              "before",
+              str,
+              "The previous page's `next`, unchanged: an opaque cursor that works only for the partner it was given for",
+            ),
             query("limit", { type: "integer", minimum: 1, maximum: 100 }, "Default 50"),
             query("partner", str, "The partner id, for an owner of several"),
           ],

@@ -1,9 +1,11 @@
+import { openToken, sealToken } from "../crypto/sealed-token";
 import { db, type Prisma } from "../db/client";
 import { AUDIT_EVENTS, type AuditEventType, isAuditEventType } from "./events";
 
 /**
  * Reading the audit log: newest first by insertion order, paged by a cursor
- * (the last event's sequence number) that new events cannot shift.
+ * (a sealed token of the last event's sequence number) that new events
+ * cannot shift.
  */
 
 export interface AuditEventRow {
@@ -57,12 +59,27 @@ export async function listAuditEvents(query: AuditQuery): Promise<AuditEventRow[
   });
 }
 
-/** The cursor of a page's last event. */
-export const toCursor = (row: { seq: bigint }): string => row.seq.toString();
+/** A sequence number, as a cursor seals it (unsigned 64-bit, big-endian). */
+const SEQ_BYTES = 8;
 
-/** The cursor, or null when the text is not one. */
-export function parseCursor(text: string): bigint | null {
-  return /^[1-9]\d{0,17}$/.test(text) ? BigInt(text) : null;
+/**
+ * The cursor of a page's last event, for the log of `scope` (a partner's).
+ * The sequence number is global, so its gaps would tell a reader how much
+ * happened elsewhere in the service: the cursor is sealed (AES-256-GCM,
+ * lib/crypto/sealed-token.ts), says nothing about the position it holds, and
+ * opens only for the scope it was given for.
+ */
+export function toCursor(row: { seq: bigint }, scope: string): string {
+  const position = Buffer.alloc(SEQ_BYTES);
+  position.writeBigUInt64BE(row.seq);
+  return sealToken("audit-cursor", position, scope);
+}
+
+/** The position a cursor of this scope holds, or null when the text is not one. */
+export function parseCursor(text: string, scope: string): bigint | null {
+  const position = openToken("audit-cursor", text, scope, SEQ_BYTES);
+  const seq = position?.readBigUInt64BE() ?? 0n;
+  return seq > 0n ? seq : null;
 }
 
 /** Deletes the events older than `before`; returns how many. */

@@ -17,7 +17,12 @@ export const PartnerAuditEventWire = z
       .describe("Who acted"),
     clientId: z.string().nullable(),
     subject: z.string().nullable().describe("An API key's shown prefix (ebk_ and 8 characters)"),
-    clientIp: z.string().nullable().describe("The client address; null for the operator's CLI"),
+    clientIp: z
+      .string()
+      .nullable()
+      .describe(
+        "The network address of the partner's own side (its owners, its servers with the client secret); null for an end user's action and the operator's CLI",
+      ),
     details: z.record(z.string(), z.unknown()).describe("Per type; see docs/audit-log.md"),
   })
   .meta({ id: "AuditEvent" });
@@ -25,6 +30,11 @@ export const PartnerAuditEventWire = z
 export const PartnerAuditPageWire = z
   .object({
     events: z.array(PartnerAuditEventWire).describe("Newest first"),
-    next: z.string().nullable().describe("Pass as `before` for the older page; null on the last"),
+    next: z
+      .string()
+      .nullable()
+      .describe(
+        "An opaque cursor, bound to this partner: pass it unchanged as `before` for the older page; null on the last",
+      ),
   })
   .meta({ id: "AuditEventPage" });

@@ -3,7 +3,11 @@ import { db } from "../db/client";
 import { answeringOutages, temporarilyUnavailable } from "../http/outage";
 import { errorJson, privateJson } from "../http/respond";
 import { authenticateOwner } from "./owner-session";
-import { type AuditEventType, PARTNER_VISIBLE_TYPES } from "../audit/events";
+import {
+  type API_KEY_REVOCATIONS,
+  type AuditEventType,
+  PARTNER_VISIBLE_TYPES,
+} from "../audit/events";
 import { type AuditEventRow, listAuditEvents, parseCursor, toCursor } from "../audit/query";
 import type { PartnerAuditEventWire, PartnerAuditPageWire } from "../audit/wire";
 
@@ -15,11 +19,16 @@ import type { PartnerAuditEventWire, PartnerAuditPageWire } from "../audit/wire"
  *
  * Query: `type` (one partner-visible type), `before` (the `next` cursor of
  * the previous page), `limit` (1–100, default 50). Answer: `{events, next}`,
- * newest first; `next` is null on the last page.
+ * newest first; `next` is null on the last page. The cursor is opaque and
+ * bound to the partner (lib/audit/query.ts): another partner's, or a changed
+ * one, answers 400.
  *
  * Only events stored with this partner's id are read, and only of the types
- * partners may see: never sign-ins, never another partner's events.
+ * partners may see: never sign-ins, never another partner's events. Network
+ * addresses are shown only for the partner's own side (partnerSideAddress).
  */
+
+type ApiKeyRevocation = (typeof API_KEY_REVOCATIONS)[number];
 
 export const AUDIT_PAGE_SIZE = 50;
 const MAX_PAGE_SIZE = 100;
@@ -39,7 +48,10 @@ interface PageQuery {
   limit: number;
 }
 
-function parsePageQuery(url: URL): PageQuery | Response {
+/** What a cursor is bound to: the partner whose log it pages. */
+const cursorScope = (partnerId: string) => `partner:${partnerId}`;
+
+function parsePageQuery(url: URL, partnerId: string): PageQuery | Response {
   const params = url.searchParams;
   for (const name of ["type", "before", "limit", "partner"]) {
     if (params.getAll(name).length > 1) return badRequest(`${name} may be given only once`);
@@ -50,14 +62,53 @@ function parsePageQuery(url: URL): PageQuery | Response {
     return badRequest(`type must be one of ${PARTNER_VISIBLE_TYPES.join(", ")}`);
   }
   const beforeText = params.get("before");
-  const before = beforeText ? parseCursor(beforeText) : null;
-  if (beforeText && !before) return badRequest("before must be the next cursor of a page");
+  const before = beforeText ? parseCursor(beforeText, cursorScope(partnerId)) : null;
+  if (beforeText && !before) {
+    return badRequest("before must be the next value of a page of this partner's log, unchanged");
+  }
   const limitText = params.get("limit") ?? String(AUDIT_PAGE_SIZE);
   const limit = /^\d{1,3}$/.test(limitText) ? Number(limitText) : 0;
   if (limit < 1 || limit > MAX_PAGE_SIZE) {
     return badRequest(`limit must be a whole number from 1 to ${MAX_PAGE_SIZE}`);
   }
   return { types: visible ? [visible] : PARTNER_VISIBLE_TYPES, before, limit };
+}
+
+/**
+ * API key revocations an end user caused (ending the access or deleting
+ * everything at /account, starting over with a new key), whichever actor
+ * they were recorded with.
+ */
+const END_USER_REVOCATIONS: ReadonlySet<unknown> = new Set<ApiKeyRevocation>([
+  "user_ended_access",
+  "user_deleted",
+  "key_start_over",
+]);
+
+/**
+ * The network address a partner is shown: only that of its own side, its
+ * owners acting on the dashboard (`user` actors who own the partner) and its
+ * servers calling the token and revocation endpoints with the client's
+ * secret (`client` actors). An end user's address is theirs, not the
+ * partner's to know, so a revocation an end user caused shows none; nor does
+ * anything else (the operator's CLI has none).
+ */
+function partnerSideAddress(row: AuditEventRow, owners: ReadonlySet<string>): string | null {
+  if (row.type === "api_key.revoked" && END_USER_REVOCATIONS.has(row.details.reason)) return null;
+  if (row.actorKind === "client") return row.clientIp;
+  if (row.actorKind === "user" && row.actorId !== null && owners.has(row.actorId)) {
+    return row.clientIp;
+  }
+  return null;
+}
+
+/** The partner's owners now: whose dashboard actions show their address. */
+async function ownersOf(partnerId: string): Promise<Set<string>> {
+  const owners = await db().partnerOwner.findMany({
+    where: { partnerId },
+    select: { userId: true },
+  });
+  return new Set(owners.map((owner) => owner.userId));
 }
 
 /** The emails of the owners who acted: partners know their owners, not user ids. */
@@ -95,7 +146,7 @@ export async function listPartnerAuditEvents(
     ...(query.before === null ? {} : { before: query.before }),
   });
   const page = rows.slice(0, query.limit);
-  const emails = await emailsOf(page);
+  const [emails, owners] = await Promise.all([emailsOf(page), ownersOf(partnerId)]);
   const last = page.at(-1);
   return {
     events: page.map((row) => ({
@@ -105,10 +156,10 @@ export async function listPartnerAuditEvents(
       actor: toActor(row, emails),
       clientId: row.clientId,
       subject: row.subject,
-      clientIp: row.clientIp,
+      clientIp: partnerSideAddress(row, owners),
       details: row.details,
     })),
-    next: rows.length > query.limit && last ? toCursor(last) : null,
+    next: rows.length > query.limit && last ? toCursor(last, cursorScope(partnerId)) : null,
   };
 }
 
@@ -116,7 +167,7 @@ export const handlePartnerAuditEvents = answeringOutages(
   async (request: Request): Promise<Response> => {
     const owner = await authenticateOwner(request, { mutation: false });
     if (owner instanceof Response) return owner;
-    const query = parsePageQuery(new URL(request.url));
+    const query = parsePageQuery(new URL(request.url), owner.partnerId);
     if (query instanceof Response) return query;
     return privateJson(await listPartnerAuditEvents(owner.partnerId, query));
   },

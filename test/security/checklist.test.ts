@@ -51,6 +51,7 @@ const CHECKLIST_ITEMS = [
   "syncs cannot starve sign-in, block the server or half-write (budget, deadline, size caps)",
   "security events are audited without secrets",
   "a user's key backup is encrypted; the plaintext key only as an explicit developer export",
+  "partner security log: no end user's network address; paging by an opaque cursor bound to the partner (another's or a changed one: 400)",
   "key setup is not left without a saved backup, and a reload or Back never loses a key the browser holds",
   "starting over with a new key leaves nothing sealed to the old key and revokes the API keys that read it",
   "the unlocked key stays with one tab and is forgotten once the relay is posted",

@@ -128,6 +128,7 @@ export function SecurityLog(props: { partnerId: string; types: readonly string[]
       <h2 id="security-log-title">{t("title")}</h2>
       <p className="muted small">{t("intro")}</p>
       <div className="log-controls">
+      <p className="muted small">{t("addressNote")}</p>
         <div className="field">
           <label htmlFor="security-log-type">{t("show")}</label>
           <select
