@@ -51,7 +51,7 @@ describe("the direct lane", () => {
     const refused = await get("/api/accounts", { "accept-encoding": "gzip" });
     expect(refused.status).toBe(401);
     expect(refused.headers["content-encoding"]).toBeUndefined();
-    expect(refused.headers["www-authenticate"]).toBe('Bearer error="invalid_token"');
+    expect(refused.headers["www-authenticate"]).toBe('Bearer realm="api"');
     expect(refused.headers["x-frame-options"]).toBe("DENY");
     expect(refused.headers["content-security-policy"]).toBe(
       "default-src 'none'; frame-ancestors 'none'",

@@ -1,4 +1,4 @@
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CLIENT_IP_HEADER } from "../lib/http/client-ip";
@@ -10,6 +10,7 @@ import {
   type EdgeOutcome,
   type EdgeSettings,
 } from "../lib/http/edge";
+import { allowedMethods, ROUTE_METHODS } from "../lib/http/route-methods";
 import { isRouteHandler } from "../lib/http/security-headers";
 import { errorFields, relayResponse } from "../lib/oauth/relay";
 import { atWindowStart } from "./rate-windows";
@@ -62,12 +63,10 @@ describe("edge: rate limits", () => {
   it("is not fooled by a forged X-Forwarded-For: the stamped address counts", async () => {
     await atWindowStart();
     const ip = freshIp();
-    for (let i = 0; i < 50; i += 1) {
-      await atEdge(request("/oauth/cancel", ip, { "x-forwarded-for": `10.9.${i}.1` }));
-    }
-    expect(
-      (await atEdge(request("/oauth/cancel", ip, { "x-forwarded-for": "10.10.10.10" }))).status,
-    ).toBe(429);
+    const cancel = (forwardedFor: string) =>
+      atEdge(request("/oauth/cancel", ip, { "x-forwarded-for": forwardedFor }, "POST"));
+    for (let i = 0; i < 50; i += 1) await cancel(`10.9.${i}.1`);
+    expect((await cancel("10.10.10.10")).status).toBe(429);
   });
 
   it("answers the 301st API request with 429", async () => {
@@ -80,8 +79,12 @@ describe("edge: rate limits", () => {
   it("does not limit token, revoke and userinfo", async () => {
     const ip = freshIp();
     for (let i = 0; i < 120; i += 1) {
-      for (const path of ["/oauth/token", "/oauth/revoke", "/oauth/userinfo"]) {
-        expect((await atEdge(request(path, ip))).status).not.toBe(429);
+      for (const [path, method] of [
+        ["/oauth/token", "POST"],
+        ["/oauth/revoke", "POST"],
+        ["/oauth/userinfo", "GET"],
+      ] as const) {
+        expect((await atEdge(request(path, ip, {}, method))).status).not.toBe(429);
       }
     }
   });
@@ -122,13 +125,13 @@ describe("edge: security headers", () => {
       "https://app.example.com/callback",
       errorFields({ error: "access_denied", description: "declined", iss: ISSUER, state: "s" }),
     );
-    for (const path of [
-      "/oauth/authorize",
-      "/oauth/cancel",
-      "/consent/approve",
-      "/banks/callback",
-    ]) {
-      const sent = asNextSends(await atEdge(request(path, freshIp())), relay);
+    for (const [path, method] of [
+      ["/oauth/authorize", "GET"],
+      ["/oauth/cancel", "POST"],
+      ["/consent/approve", "POST"],
+      ["/banks/callback", "GET"],
+    ] as const) {
+      const sent = asNextSends(await atEdge(request(path, freshIp(), {}, method)), relay);
       expect(sent.get("referrer-policy")).toBe("no-referrer");
       expect(sent.get("content-security-policy")).toBe(
         relay.headers.get("content-security-policy"),
@@ -207,9 +210,12 @@ describe("edge: what it sets on the request and answers itself", () => {
     expect(await answer.text()).toBe(discoveryBody());
     expect(discoveryBody()).toBe(discoveryBody());
     expect(JSON.parse(discoveryBody())).toMatchObject({ issuer: "http://localhost:3000" });
-    // Other methods go on to the route, which answers them.
-    const post = await edgeForRequest(request(DISCOVERY_PATH, freshIp(), {}, "POST"), HTTP);
-    expect("pass" in post).toBe(true);
+    // OPTIONS goes on to the route; a method it does not serve is refused, naming those it does.
+    const options = await edgeForRequest(request(DISCOVERY_PATH, freshIp(), {}, "OPTIONS"), HTTP);
+    expect("pass" in options).toBe(true);
+    const put = await atEdge(request(DISCOVERY_PATH, freshIp(), {}, "PUT"));
+    expect(put.status).toBe(405);
+    expect(put.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
   });
 
   it("refuses TRACE and unknown methods with 405 and the baseline headers", async () => {
@@ -242,5 +248,90 @@ describe("edge: which responses keep their own CSP", () => {
     expect(pages.filter((page) => isRouteHandler(page))).toEqual([]);
     const relayFromCallback = await atEdge(request("/banks/callback", freshIp()));
     expect(relayFromCallback.headers.get("content-security-policy")).toBeNull();
+  });
+});
+
+const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+
+/** The HTTP methods a route.ts exports, in HTTP_METHODS order, read from its source. */
+export function exportedMethods(source: string): string[] {
+  const names = new Set<string>();
+  for (const match of source.matchAll(/export\s+(?:async\s+)?(?:function|const|let)\s+(\w+)/g))
+    names.add(match[1]!);
+  for (const match of source.matchAll(/export\s*\{([^}]*)\}/g)) {
+    for (const part of match[1]!.split(","))
+      names.add(
+        part
+          .trim()
+          .split(/\s+as\s+/)
+          .at(-1)!,
+      );
+  }
+  return HTTP_METHODS.filter((method) => names.has(method));
+}
+
+/** Every route.ts under app/: the path Next matches it by (groups dropped, brackets kept), and its source. */
+function routeFiles(): [string, string][] {
+  const root = path.join(__dirname, "..", "app");
+  return readdirSync(root, { recursive: true, encoding: "utf8" })
+    .filter((file) => path.basename(file) === "route.ts")
+    .map((file) => {
+      const segments = path
+        .dirname(file)
+        .split(path.sep)
+        .filter((segment) => segment !== "." && !/^\(.*\)$/.test(segment));
+      return [`/${segments.join("/")}`, readFileSync(path.join(root, file), "utf8")];
+    });
+}
+
+describe("edge: the methods each route handler serves", () => {
+  it("knows the methods of every route.ts under app/, so its 405s can name them", () => {
+    const fromFiles = Object.fromEntries(
+      routeFiles().map(([route, source]) => [route, exportedMethods(source)]),
+    );
+    expect(fromFiles["/oauth/token"]).toEqual(["POST"]);
+    // A route missing here, or with other methods: set ROUTE_METHODS in lib/http/route-methods.ts.
+    expect(ROUTE_METHODS).toEqual(fromFiles);
+  });
+
+  it("reads a route file's methods however they are exported", () => {
+    const source = [
+      'export const dynamic = "force-dynamic";',
+      "export const POST = handler;",
+      "export async function PATCH(request: Request) {}",
+      "export function GET() {}",
+      "export { refuse as PUT, DELETE };",
+      "const HEAD = 1;",
+    ].join("\n");
+    expect(exportedMethods(source)).toEqual(["GET", "POST", "PUT", "PATCH", "DELETE"]);
+  });
+
+  it("matches a path to its route as Next does: static segments before parameters before the rest", () => {
+    expect(allowedMethods("/oauth/token")).toEqual(["OPTIONS", "POST"]);
+    expect(allowedMethods("/oauth/authorize")).toEqual(["GET", "HEAD", "OPTIONS"]);
+    expect(allowedMethods("/api/connect/clients/obc_x/branding")).toEqual([
+      "GET",
+      "HEAD",
+      "OPTIONS",
+    ]);
+    expect(allowedMethods("/api/partner/clients")).toEqual(allowedMethods("/api/anything/else"));
+    expect(allowedMethods("/api/anything/else")).toContain("PUT");
+    expect(allowedMethods("/logos/a.png")).toEqual(["GET", "HEAD", "OPTIONS"]);
+    // A trailing slash is Next's to redirect; pages and unknown paths are not route handlers.
+    expect(allowedMethods("/oauth/token/")).toBeNull();
+    expect(allowedMethods("/logos/")).toBeNull();
+    expect(allowedMethods("/consent")).toBeNull();
+    expect(allowedMethods("/oauth/tokens")).toBeNull();
+  });
+
+  it("answers a method a route does not serve with 405, Allow and the baseline, and passes the others on", async () => {
+    const refused = await atEdge(request("/oauth/token", freshIp(), {}, "GET"));
+    expect(refused.status).toBe(405);
+    expect(refused.headers.get("allow")).toBe("OPTIONS, POST");
+    expect(refused.headers.get("x-frame-options")).toBe("DENY");
+    for (const method of ["POST", "OPTIONS"]) {
+      const outcome = await edgeForRequest(request("/oauth/token", freshIp(), {}, method), HTTP);
+      expect("pass" in outcome, method).toBe(true);
+    }
   });
 });

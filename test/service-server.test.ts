@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { matchDirectRoute } from "../lib/api/direct-routes";
 import { db } from "../lib/db/client";
 import { EDGE_REQUEST_HEADERS, INTERNAL_REQUEST_HEADERS } from "../lib/http/edge";
+import { SERVED_METHODS } from "../lib/http/request-guards";
+import { allowedMethods, ROUTE_METHODS } from "../lib/http/route-methods";
 import { accessMailsSettled } from "../lib/oauth/access-mail";
 import { basicAuthorization, createTestClient, issueCode, newVerifier } from "./oauth-fixtures";
 import { startServiceServer, type RunningServiceServer } from "./service-server";
@@ -190,5 +192,88 @@ describe("request targets", () => {
     expect((await rawExchange("GET /healthz HTTP/1.1")).status).toBe(200);
     expect((await rawExchange("OPTIONS /consent HTTP/1.1")).status).toBe(404);
     expect(server.handedToNext.at(-1)).toMatchObject({ method: "OPTIONS", url: "/consent" });
+  });
+});
+
+/** A path the route serves: each `[name]` a segment, `[...name]` two. */
+const pathOf = (route: string) =>
+  route.replace(/\[\.\.\.[^\]]+\]/g, "a/b").replace(/\[[^\]]+\]/g, "x1");
+
+const form = (fields: Record<string, string>, headers: Record<string, string> = {}) => ({
+  method: "POST",
+  headers: { "Content-Type": "application/x-www-form-urlencoded", ...headers },
+  body: new URLSearchParams(fields),
+});
+
+describe("405s and authentication challenges", () => {
+  it("answers every method a route handler does not serve with 405 and Allow naming those it does", async () => {
+    server.handedToNext.length = 0;
+    let refused = 0;
+    for (const route of Object.keys(ROUTE_METHODS)) {
+      const path = pathOf(route);
+      const allowed = allowedMethods(path) ?? [];
+      expect(allowed, route).toContain("OPTIONS");
+      for (const method of SERVED_METHODS) {
+        if (allowed.includes(method)) continue;
+        const answer = await fetch(`${server.origin}${path}`, { method });
+        expect(answer.status, `${method} ${route}`).toBe(405);
+        expect(answer.headers.get("allow"), `${method} ${route}`).toBe(allowed.join(", "));
+        expect(await answer.text()).toBe("");
+        refused += 1;
+      }
+    }
+    expect(refused).toBeGreaterThan(100);
+    expect(server.handedToNext).toEqual([]);
+    const named = async (method: string, path: string) =>
+      (await fetch(`${server.origin}${path}`, { method })).headers.get("allow");
+    expect(await named("GET", "/oauth/token")).toBe("OPTIONS, POST");
+    expect(await named("GET", "/oauth/revoke")).toBe("OPTIONS, POST");
+    expect(await named("POST", "/oauth/authorize")).toBe("GET, HEAD, OPTIONS");
+    expect(await named("PUT", "/.well-known/oauth-authorization-server")).toBe(
+      "GET, HEAD, OPTIONS",
+    );
+  });
+
+  it("challenges a failed client authentication with Basic, whichever way the client authenticated", async () => {
+    const client = await createTestClient();
+    const exchange = { grant_type: "authorization_code", code: "c", code_verifier: "v".repeat(43) };
+    const attempts = [
+      ["/oauth/token", form({ ...exchange, client_id: client.clientId, client_secret: "wrong" })],
+      ["/oauth/token", form(exchange)],
+      [
+        "/oauth/token",
+        form(exchange, { Authorization: basicAuthorization(client.clientId, "wrong") }),
+      ],
+      [
+        "/oauth/revoke",
+        form({ token: "ebk_x", client_id: client.clientId, client_secret: "wrong" }),
+      ],
+      ["/oauth/revoke", form({ token: "ebk_x" })],
+    ] as const;
+    for (const [path, init] of attempts) {
+      const answer = await fetch(`${server.origin}${path}`, init);
+      expect(answer.status, path).toBe(401);
+      expect(answer.headers.get("www-authenticate"), path).toBe('Basic realm="oauth"');
+      expect(await answer.json()).toMatchObject({ error: "invalid_client" });
+    }
+  });
+
+  it("challenges a request without an API key without an error code, and a bad key with invalid_token", async () => {
+    for (const path of ["/api/accounts", "/api/connections", "/oauth/userinfo"]) {
+      const missing = await fetch(`${server.origin}${path}`);
+      expect(missing.status, path).toBe(401);
+      expect(missing.headers.get("www-authenticate"), path).toBe('Bearer realm="api"');
+      expect(await missing.json()).toMatchObject({ error: "invalid_token" });
+      const badKeys: Record<string, string>[] = [
+        { Authorization: "Bearer ebk_unknown" },
+        { "X-Api-Key": "ebk_x" },
+      ];
+      for (const headers of badKeys) {
+        const invalid = await fetch(`${server.origin}${path}`, { headers });
+        expect(invalid.status, path).toBe(401);
+        expect(invalid.headers.get("www-authenticate"), path).toBe('Bearer error="invalid_token"');
+        expect(await invalid.json()).toMatchObject({ error: "invalid_token" });
+      }
+    }
   });
 });

@@ -5,6 +5,7 @@ import { REQUEST_ID_HEADER } from "../request-context";
 import { CLIENT_IP_HEADER, clientIpOf } from "./client-ip";
 import { metricsAnswer } from "./metrics-endpoint";
 import { refuseBeforeRouting, SERVED_METHODS } from "./request-guards";
+import { allowedMethods } from "./route-methods";
 import {
   baselineHeaders,
   createNonce,
@@ -21,7 +22,9 @@ import {
  * (docs/edge.md). In this order:
  * 1. Rate limits: per client address, 429 with no body and Retry-After.
  * 2. Requests Next would answer with a 500 (unknown methods, malformed
- *    percent-encoding in an id path): a 4xx instead (request-guards.ts).
+ *    percent-encoding in an id path): a 4xx instead (request-guards.ts); a
+ *    method a route handler does not serve: 405 with `Allow`
+ *    (route-methods.ts), where Next's has none.
  * 3. Documents that are constants (discovery): answered here, from bytes
  *    built once per process; and `GET /metrics` for the scraper holding its
  *    token (metrics-endpoint.ts).
@@ -95,6 +98,7 @@ export const INTERNAL_REQUEST_HEADERS: readonly string[] = [
 export async function edge(request: EdgeRequest, settings: EdgeSettings): Promise<EdgeOutcome> {
   const answered =
     (await edgeRefusal(request)) ??
+    unservedMethod(request) ??
     (await rateLimited(request)) ??
     constant(request, settings) ??
     (await metricsAnswer(request));
@@ -165,6 +169,18 @@ export function targetRefusal(target: string, settings: EdgeSettings): EdgeAnswe
     },
     body: "Bad request: the request target must be a path starting with /.\n",
   };
+}
+
+/**
+ * A method the route handler at the path does not serve: 405 naming those it
+ * does (`Allow`, RFC 9110 §15.5.6), where Next would send a bare 405.
+ */
+export function unservedMethod(
+  request: Pick<EdgeRequest, "method" | "pathname">,
+): EdgeAnswer | null {
+  const allowed = allowedMethods(request.pathname);
+  if (!allowed || allowed.includes(request.method)) return null;
+  return { status: 405, headers: { Allow: allowed.join(", ") }, body: null };
 }
 
 /** The request guards' refusal, if any (without the baseline headers, which edge() adds). */

@@ -47,13 +47,16 @@ export function acceptApiKey<Found extends KeyCheck>(
   return refuseApiKey(credential);
 }
 
-/** The 401 for a missing key, or for one that is unknown, revoked or expired. */
+/**
+ * The 401 for a missing key (challenged without an error code), or for one
+ * that is unknown, revoked or expired (`error="invalid_token"`).
+ */
 export function refuseApiKey(credential: ApiKeyCredential): Response {
-  const description =
-    credential.kind === "none"
-      ? "an API key is required"
-      : "the API key is invalid, revoked or expired";
-  return bearerErrorResponse(new OAuthError("invalid_token", description));
+  const missing = credential.kind === "none";
+  const description = missing
+    ? "an API key is required"
+    : "the API key is invalid, revoked or expired";
+  return bearerErrorResponse(new OAuthError("invalid_token", description), { missing });
 }
 
 /** API-key authentication for a request (acceptApiKey), the key looked up on its own. */

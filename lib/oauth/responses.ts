@@ -17,19 +17,22 @@ export function oauthJson(body: unknown, status = 200): Response {
   });
 }
 
+/** The challenge of a failed client authentication: HTTP Basic is the token endpoint's scheme. */
+export const CLIENT_CHALLENGE = 'Basic realm="oauth"';
+
 /**
- * RFC 6749 §5.2 error response. Per docs/protocol.md#client-authentication, a 401 carries
- * `WWW-Authenticate: Basic realm="oauth"` when the client used Basic.
+ * RFC 6749 §5.2 error response. A 401 `invalid_client` carries
+ * `WWW-Authenticate: Basic realm="oauth"` whichever way the client
+ * authenticated, or if it did not (RFC 9110 §15.5.2: a 401 names the scheme
+ * that would be accepted; docs/protocol.md#client-authentication).
  */
-export function oauthErrorResponse(thrown: unknown, options: { basic?: boolean } = {}): Response {
+export function oauthErrorResponse(thrown: unknown): Response {
   const error = toOAuthError(thrown);
   if (error.code === "server_error") log.error("oauth.server_error", { error: error.cause });
   else if (error.status === 503 && error.cause)
     log.warn("oauth.database_unavailable", { error: error.cause });
   const response = withRetryAfter(oauthJson(toErrorBody(error), error.status), error);
-  if (error.status === 401 && options.basic) {
-    response.headers.set("WWW-Authenticate", 'Basic realm="oauth"');
-  }
+  if (error.code === "invalid_client") response.headers.set("WWW-Authenticate", CLIENT_CHALLENGE);
   return response;
 }
 
@@ -39,9 +42,22 @@ export function withRetryAfter(response: Response, error: OAuthError): Response 
   return response;
 }
 
-/** RFC 6750 §3: errors of API-key-authenticated calls. */
-export function bearerErrorResponse(error: OAuthError): Response {
+/** The challenge to a request that carried no API key at all: no error code (RFC 6750 §3.1). */
+export const API_KEY_CHALLENGE = 'Bearer realm="api"';
+
+/**
+ * RFC 6750 §3: errors of API-key-authenticated calls. A request that carried
+ * no key (`missing`) is challenged without an error code, as RFC 6750 §3.1
+ * asks; the body is the same either way.
+ */
+export function bearerErrorResponse(
+  error: OAuthError,
+  options: { missing?: boolean } = {},
+): Response {
   const response = oauthJson(toErrorBody(error), error.status);
-  response.headers.set("WWW-Authenticate", `Bearer error="${error.code}"`);
+  response.headers.set(
+    "WWW-Authenticate",
+    options.missing ? API_KEY_CHALLENGE : `Bearer error="${error.code}"`,
+  );
   return response;
 }

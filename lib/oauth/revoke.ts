@@ -1,7 +1,7 @@
 import { clientIpOf } from "../http/client-ip";
 import { revokeClientApiKey } from "../keys/api-keys";
 import { OAuthError } from "./errors";
-import { authenticateClient, readClientCredentials, usesBasicAuth } from "./client-auth";
+import { authenticateClient, readClientCredentials } from "./client-auth";
 import { assertNoDuplicates, bodyKind, optionalParam, readOAuthForm } from "./params";
 import { oauthErrorResponse } from "./responses";
 
@@ -16,7 +16,6 @@ import { oauthErrorResponse } from "./responses";
  * whole and the key stays alive, as /docs/token documents for any refused list.
  */
 export async function handleRevokeRequest(request: Request): Promise<Response> {
-  const basic = usesBasicAuth(request);
   try {
     if (bodyKind(request) !== "form") {
       throw new OAuthError(
@@ -40,6 +39,6 @@ export async function handleRevokeRequest(request: Request): Promise<Response> {
     await revokeClientApiKey(token, client.id, new Date(), clientIpOf(request));
     return new Response(null, { status: 200, headers: { "Cache-Control": "no-store" } });
   } catch (error) {
-    return oauthErrorResponse(error, { basic });
+    return oauthErrorResponse(error);
   }
 }

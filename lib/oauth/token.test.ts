@@ -222,7 +222,7 @@ describe("token exchange: errors (/docs/errors)", () => {
     await expectError(response, 400, "unsupported_grant_type");
   });
 
-  it("unknown client or wrong secret → 401 invalid_client, with Basic realm when Basic was used", async () => {
+  it("unknown client or wrong secret → 401 invalid_client with a Basic challenge, whichever way the client authenticated", async () => {
     const client = await createTestClient();
     const verifier = newVerifier();
     const { code } = await issueCode(client, verifier);
@@ -245,7 +245,16 @@ describe("token exchange: errors (/docs/errors)", () => {
       }),
     );
     await expectError(post, 401, "invalid_client");
-    expect(post.headers.get("www-authenticate")).toBeNull();
+    expect(post.headers.get("www-authenticate")).toBe('Basic realm="oauth"');
+    const anonymous = await handleTokenRequest(
+      formRequest("/oauth/token", {
+        grant_type: "authorization_code",
+        code,
+        code_verifier: verifier,
+      }),
+    );
+    await expectError(anonymous, 401, "invalid_client");
+    expect(anonymous.headers.get("www-authenticate")).toBe('Basic realm="oauth"');
     // The failed attempts did not touch the code.
     expect((await handleTokenRequest(tokenRequest(client, code, verifier))).status).toBe(200);
   });

@@ -7,7 +7,6 @@ import {
   assertClientMayObtainKeys,
   authenticateClient,
   readClientCredentials,
-  usesBasicAuth,
 } from "./client-auth";
 import { grantFor, requireGrantParameters, type TokenParams } from "./grants";
 import {
@@ -77,7 +76,6 @@ async function parseTokenParams(request: Request): Promise<TokenParams> {
 }
 
 export async function handleTokenRequest(request: Request): Promise<Response> {
-  const basic = usesBasicAuth(request);
   try {
     const params = await parseTokenParams(request);
     const grant = grantFor(params.grantType);
@@ -99,6 +97,6 @@ export async function handleTokenRequest(request: Request): Promise<Response> {
     } satisfies z.infer<typeof TokenResponse>);
   } catch (error) {
     countTokenExchange(toOAuthError(error).code);
-    return oauthErrorResponse(error, { basic });
+    return oauthErrorResponse(error);
   }
 }

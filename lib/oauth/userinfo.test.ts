@@ -52,16 +52,20 @@ describe("userinfo (/docs/token)", () => {
 
   it("refuses missing, unknown, conflicting, expired and revoked keys with 401", async () => {
     const { key } = await mintKey();
-    const cases: Record<string, string>[] = [
-      {},
-      { Authorization: "Bearer ebk_unknown" },
-      { Authorization: `Bearer ${key}`, "X-Api-Key": "ebk_other" },
+    // No key at all is challenged without an error code (RFC 6750 §3.1); the body is the same.
+    const cases: [Record<string, string>, string][] = [
+      [{}, 'Bearer realm="api"'],
+      [{ Authorization: "Bearer ebk_unknown" }, 'Bearer error="invalid_token"'],
+      [
+        { Authorization: `Bearer ${key}`, "X-Api-Key": "ebk_other" },
+        'Bearer error="invalid_token"',
+      ],
     ];
-    for (const headers of cases) {
+    for (const [headers, challenge] of cases) {
       const response = await handleUserinfoRequest(get("/oauth/userinfo", headers));
       expect(response.status).toBe(401);
       expect(await response.json()).toMatchObject({ error: "invalid_token" });
-      expect(response.headers.get("www-authenticate")).toBe('Bearer error="invalid_token"');
+      expect(response.headers.get("www-authenticate")).toBe(challenge);
     }
     // 365 days elapse → expired → 401 (docs/protocol.md#api-keys).
     await db().apiKey.update({

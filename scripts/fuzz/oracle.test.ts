@@ -90,21 +90,24 @@ describe("the fuzz oracle", () => {
     expect(judge(request("oauth-token"), html(400, "<p>bad</p>"))).not.toEqual([]);
   });
 
-  it("requires WWW-Authenticate: Basic on a 401 to Basic credentials, Bearer on the data API", () => {
+  it("requires WWW-Authenticate: Basic on every 401 of the token endpoint, Bearer on the data API", () => {
     const basic = request("oauth-token", "POST", { headers: { authorization: "Basic eDp5" } });
-    expect(
-      judge(basic, json(401, { error: "invalid_client", error_description: "x" })),
-    ).not.toEqual([]);
-    expect(
-      judge(
-        basic,
-        json(
-          401,
-          { error: "invalid_client", error_description: "x" },
-          { "www-authenticate": 'Basic realm="oauth"' },
+    const inBody = request("oauth-token", "POST");
+    for (const tokenRequest of [basic, inBody]) {
+      expect(
+        judge(tokenRequest, json(401, { error: "invalid_client", error_description: "x" })),
+      ).toEqual(["a 401 without WWW-Authenticate: Basic"]);
+      expect(
+        judge(
+          tokenRequest,
+          json(
+            401,
+            { error: "invalid_client", error_description: "x" },
+            { "www-authenticate": 'Basic realm="oauth"' },
+          ),
         ),
-      ),
-    ).toEqual([]);
+      ).toEqual([]);
+    }
     expect(
       judge(request("data", "GET"), json(401, { error: "invalid_token", error_description: "x" })),
     ).not.toEqual([]);
@@ -128,9 +131,11 @@ describe("the fuzz oracle", () => {
     ).not.toEqual([]);
   });
 
-  it("takes Next's bare 405 for a method the route does not export, and only then", () => {
-    expect(judge(request("oauth-token", "PUT"), bare(405))).toEqual([]);
-    expect(judge(request("oauth-token", "POST"), bare(405))).not.toEqual([]);
+  it("takes a bodiless 405 with Allow for a method the route does not export, and only then", () => {
+    const refused = bare(405, { allow: "OPTIONS, POST" });
+    expect(judge(request("oauth-token", "PUT"), refused)).toEqual([]);
+    expect(judge(request("oauth-token", "PUT"), bare(405))).toEqual(["a 405 without Allow"]);
+    expect(judge(request("oauth-token", "POST"), refused)).not.toEqual([]);
     expect(
       judge(
         request("oauth-token", "PUT"),

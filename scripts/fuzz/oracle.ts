@@ -56,12 +56,9 @@ const FAMILY_CHECKS: Record<Family, Check> = {
       ...statusIn(answer, [400, 401]),
       ...errorBody(answer, { codes: TOKEN_CODES }),
     ];
-    if (
-      answer.status === 401 &&
-      /^basic(\s|$)/i.test(request.headers.authorization ?? "") &&
-      !/^Basic\b/.test(answer.headers["www-authenticate"] ?? "")
-    ) {
-      problems.push("a 401 to Basic credentials without WWW-Authenticate: Basic");
+    // Whichever way the client authenticated, or if it did not (RFC 9110 §15.5.2).
+    if (answer.status === 401 && !/^Basic\b/.test(answer.headers["www-authenticate"] ?? "")) {
+      problems.push("a 401 without WWW-Authenticate: Basic");
     }
     return problems;
   },
@@ -199,14 +196,16 @@ export function dotSegmentTarget(path: string): string | null {
 /**
  * A request that dot segments took to another route is held to that route's
  * documented shapes, not to this endpoint's: under /api/ a JSON body (the
- * data API's error or RFC 6750 refusal, or a sync problem) or Next's bare
- * 405/204 for a method it does not export; elsewhere, a page.
+ * data API's error or RFC 6750 refusal, or a sync problem) or a bodiless
+ * 405 (with Allow) or 204 for a method it does not export; elsewhere, a page.
  */
 function landedElsewhere(target: string, answer: Answer): string[] {
   if (answer.status >= 300 && answer.status < 400)
     return answer.status === 304 ? [] : redirect(answer);
-  if (answer.status === 405 || answer.status === 204)
-    return isEmpty(answer) ? [] : [`a ${answer.status} with a body`];
+  if (answer.status === 405 || answer.status === 204) {
+    const allow = answer.status === 405 && !answer.headers.allow ? ["a 405 without Allow"] : [];
+    return isEmpty(answer) ? allow : [`a ${answer.status} with a body`, ...allow];
+  }
   if (!target.startsWith("/api/")) return htmlPage(answer);
   if (answer.status >= 200 && answer.status < 300) return jsonOk(answer);
   if (/^Bearer\b/.test(answer.headers["www-authenticate"] ?? "")) return bearerRefusal(answer);
@@ -245,7 +244,7 @@ export function nodeParserRefusal(request: FuzzRequest): number | null {
   return null;
 }
 
-/** Next's own answers to methods a route does not export (and HEAD/OPTIONS it derives). */
+/** The answers to methods a route does not export (and HEAD/OPTIONS Next derives). */
 function methodRules(request: FuzzRequest, answer: Answer): string[] | null {
   const { methods, family } = request.endpoint;
   const method = request.method.toUpperCase();
@@ -253,8 +252,11 @@ function methodRules(request: FuzzRequest, answer: Answer): string[] | null {
     methods.includes(method as never) || (method === "HEAD" && methods.includes("GET"));
   if (answer.status === 405) {
     if (exported) return [`405 for ${method}, which this route exports`];
-    // Next's own 405 carries no body (and no Allow header).
-    return isEmpty(answer) ? [] : ["a 405 with a body"];
+    // The edge's 405 (lib/http/edge.ts) carries no body and names the methods served.
+    return [
+      ...(isEmpty(answer) ? [] : ["a 405 with a body"]),
+      ...(answer.headers.allow ? [] : ["a 405 without Allow"]),
+    ];
   }
   if (method === "OPTIONS" && family !== "page" && answer.status === 204) return [];
   if (!exported && family !== "page")
