@@ -1,21 +1,21 @@
-import { describe, expect, it } from "vitest";
-import {
-  handleAccountStartOver,
-  handleDeleteEverything,
-  handleEndAccess,
-  handleRemoveBank,
-} from "../../lib/account/handlers";
+import { randomInt } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as startOverAtAccount from "../../app/(flow)/account/key/start-over/route";
+import * as endAccess from "../../app/(flow)/account/access/end/route";
+import * as removeBank from "../../app/(flow)/account/banks/remove/route";
+import * as deleteEverything from "../../app/(flow)/account/delete/route";
+import * as consentApprove from "../../app/(flow)/consent/approve/route";
+import * as loginContinue from "../../app/(flow)/login/continue/route";
+import * as startOverInFlow from "../../app/(flow)/setup/start-over/route";
 import { accountCsrfToken, type AccountAction } from "../../lib/account/session";
 import { findSessionUser, FRESH_SIGN_IN_SECONDS, type SignedInUser } from "../../lib/auth/sessions";
 import { ensureTenant, tenantSubject } from "../../lib/banking/tenants";
 import { generateKeyPair } from "../../lib/crypto/envelope";
 import { keyedHash } from "../../lib/crypto/keyed-hash";
 import { db } from "../../lib/db/client";
-import { handleConsentApprove } from "../../lib/flow/consent";
-import { CONTINUE_PATH, handleFlowContinue } from "../../lib/flow/continue";
+import { CONTINUE_PATH } from "../../lib/flow/continue";
 import { csrfToken } from "../../lib/flow/csrf";
 import { attachUser } from "../../lib/flow/flows";
-import { handleStartOver } from "../../lib/flow/start-over";
 import { findLastMessage } from "../../lib/mail";
 import { connectBank, connectedPartnerUser } from "../bank-data";
 import { keyProofFor } from "../key-proof";
@@ -26,14 +26,55 @@ import {
   signedInCookie,
   startTestFlow,
 } from "../oauth-fixtures";
+import { startRouteServer, type RouteServer } from "../route-server";
 
 /**
  * A session that is days old, or a session cookie copied to another
  * browser, cannot make an irreversible change or grant access in the
  * person's name (docs/sessions.md): the /account actions and starting over
  * need a fresh sign-in, and a user-key approval needs the proof that the
- * browser holds the person's key.
+ * browser holds the person's key. Every request goes over HTTP to the
+ * routes as the service serves them.
  */
+
+const PATHS: Record<AccountAction, string> = {
+  "end-access": "/account/access/end",
+  "remove-bank": "/account/banks/remove",
+  "start-over": "/account/key/start-over",
+  delete: "/account/delete",
+};
+
+let server: RouteServer;
+beforeAll(async () => {
+  server = await startRouteServer({
+    [PATHS["end-access"]]: endAccess,
+    [PATHS["remove-bank"]]: removeBank,
+    [PATHS["start-over"]]: startOverAtAccount,
+    [PATHS.delete]: deleteEverything,
+    "/setup/start-over": startOverInFlow,
+    "/consent/approve": consentApprove,
+    [CONTINUE_PATH]: loginContinue,
+  });
+});
+afterAll(() => server.close());
+
+/** A POST of JSON from this service's pages, from a client address of its own. */
+function postJson(path: string, cookie: string, body: Record<string, unknown>) {
+  return fetch(`${server.origin}${path}`, {
+    method: "POST",
+    redirect: "manual",
+    headers: {
+      "Content-Type": "application/json",
+      Origin: ISSUER,
+      Cookie: cookie,
+      "X-Forwarded-For": `198.51.100.${randomInt(1, 255)}`,
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+const getPath = (path: string, cookie: string) =>
+  fetch(`${server.origin}${path}`, { redirect: "manual", headers: { Cookie: cookie } });
 
 const SIX_DAYS = 6 * 86_400;
 const cookieToken = (cookie: string) => cookie.slice(cookie.indexOf("=") + 1);
@@ -70,23 +111,8 @@ async function person() {
   };
 }
 
-const HANDLERS = {
-  "end-access": ["/account/access/end", handleEndAccess],
-  "remove-bank": ["/account/banks/remove", handleRemoveBank],
-  "start-over": ["/account/key/start-over", handleAccountStartOver],
-  delete: ["/account/delete", handleDeleteEverything],
-} as const satisfies Record<AccountAction, readonly [string, (r: Request) => Promise<Response>]>;
-
-function accountPost(action: AccountAction, cookie: string, body: Record<string, unknown>) {
-  const [path, handler] = HANDLERS[action];
-  return handler(
-    new Request(`${ISSUER}${path}`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Origin: ISSUER, Cookie: cookie },
-      body: JSON.stringify(body),
-    }),
-  );
-}
+const accountPost = (action: AccountAction, cookie: string, body: Record<string, unknown>) =>
+  postJson(PATHS[action], cookie, body);
 
 /** Each action's body as its page sends it. */
 function bodyFor(action: AccountAction, alice: Awaited<ReturnType<typeof person>>) {
@@ -121,7 +147,7 @@ async function stateOf(alice: Awaited<ReturnType<typeof person>>) {
   };
 }
 
-const ACTIONS = Object.keys(HANDLERS) as AccountAction[];
+const ACTIONS = Object.keys(PATHS) as AccountAction[];
 
 describe("irreversible actions need a fresh sign-in", () => {
   for (const action of ACTIONS) {
@@ -200,17 +226,11 @@ describe("irreversible actions need a fresh sign-in", () => {
     const cookies = `${setCookie.split(";")[0]}; ${session}`;
     await ageSession(session, SIX_DAYS);
     const startOver = () =>
-      handleStartOver(
-        new Request(`${ISSUER}/setup/start-over`, {
-          method: "POST",
-          headers: { "Content-Type": "application/json", Origin: ISSUER, Cookie: cookies },
-          body: JSON.stringify({
-            csrf: csrfToken(flow, "start-over"),
-            replaces: old.publicKeyRawB64,
-            publicKey: generateKeyPair().publicKeyRawB64,
-          }),
-        }),
-      );
+      postJson("/setup/start-over", cookies, {
+        csrf: csrfToken(flow, "start-over"),
+        replaces: old.publicKeyRawB64,
+        publicKey: generateKeyPair().publicKeyRawB64,
+      });
 
     const refused = await startOver();
     expect(refused.status).toBe(401);
@@ -224,16 +244,10 @@ describe("irreversible actions need a fresh sign-in", () => {
     // Signed in again (a new session): the flow goes on at the key step, where the
     // browser's saved start-over is sent again.
     const freshCookies = `${setCookie.split(";")[0]}; ${await signedInCookie(user.id)}`;
-    const back = await handleFlowContinue(
-      new Request(`${ISSUER}${returnUrl}`, { headers: { Cookie: freshCookies } }),
-    );
+    const back = await getPath(returnUrl, freshCookies);
     expect(back.headers.get("location")).toBe("/setup");
     // `then` names a screen, never an address.
-    const elsewhere = await handleFlowContinue(
-      new Request(`${ISSUER}${CONTINUE_PATH}?then=https://evil.example`, {
-        headers: { Cookie: freshCookies },
-      }),
-    );
+    const elsewhere = await getPath(`${CONTINUE_PATH}?then=https://evil.example`, freshCookies);
     expect(elsewhere.headers.get("location")).not.toContain("evil");
   });
 });
@@ -270,14 +284,7 @@ describe("a user-key approval needs the key, not only a session", () => {
     flow: { id: string; csrfSecret: string },
     cookies: string,
     fields: Record<string, string>,
-  ) =>
-    handleConsentApprove(
-      new Request(`${ISSUER}/consent/approve`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", Origin: ISSUER, Cookie: cookies },
-        body: JSON.stringify({ csrf: csrfToken(flow, "approve"), ...fields }),
-      }),
-    );
+  ) => postJson("/consent/approve", cookies, { csrf: csrfToken(flow, "approve"), ...fields });
 
   it("the registered public key alone (what the page shows) approves nothing", async () => {
     const { flow, keys, cookies } = await endedAccessAtConsent();
