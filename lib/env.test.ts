@@ -1,12 +1,15 @@
+import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { createMailer } from "./mail";
 import {
   DEVELOPMENT_SECRET,
   EnvError,
+  isLoopbackUrl,
   parseEnv,
   SETTING_NAMES,
   stageOfNextPhase,
+  weakSecretReason,
   type EnvStage,
 } from "./env";
 
@@ -25,7 +28,7 @@ const problems = (source: Record<string, string>, stage?: EnvStage) =>
 
 const production = {
   ISSUER: "https://connect.example.com",
-  SECRET_KEY: "x".repeat(48),
+  SECRET_KEY: "0rB6qJx8Yc2WmT5vKz1LhN4sFd7gPa9eRu3iVw6yXo0tQbEj",
   DATABASE_URL: "postgresql://u:p@db.example.com:5432/bank",
   REDIS_URL: "redis://cache.example.com:6379",
   RESEND_API_KEY: "re_123",
@@ -122,7 +125,7 @@ describe("production mode: a production build refuses development secrets and de
   it("is production mode whatever the issuer's host once NODE_ENV=production", () => {
     const env = parseEnv({ ...tunnelled, ...production, ISSUER: "https://connect.example.com" });
     expect(env.mode).toBe("production");
-    expect(refusal({ ...tunnelled, SECRET_KEY: "y".repeat(40) })?.problems).toEqual([
+    expect(refusal({ ...tunnelled, SECRET_KEY: production.SECRET_KEY })?.problems).toEqual([
       "ISSUER must be the service's public https:// address in production (http://localhost:3000 is a loopback address)",
     ]);
   });
@@ -272,6 +275,85 @@ describe("production mode: a production build refuses development secrets and de
     expect(problems({ LOCAL_ONLY: "true", ISSUER: "http://connect.example.com" })[0]).toMatch(
       /^LOCAL_ONLY=true/,
     );
+  });
+
+  it("takes as loopback only IP literals in 127.0.0.0/8, [::1] and localhost, never a name that looks like one", () => {
+    for (const issuer of [
+      "http://localhost:3000",
+      "http://127.0.0.1:4100",
+      "http://127.8.9.10",
+      "http://127.1:3000",
+      "http://0x7f000001",
+      "http://[::1]:3000",
+      "http://[0:0:0:0:0:0:0:1]",
+    ]) {
+      expect(isLoopbackUrl(issuer), issuer).toBe(true);
+      expect(parseEnv({ NODE_ENV: "production", LOCAL_ONLY: "true", ISSUER: issuer }).mode).toBe(
+        "local",
+      );
+    }
+    for (const issuer of [
+      "http://127.evil.example",
+      "http://127.0.0.1.evil.example",
+      "http://127.0.0.1.nip.io:3000",
+      "http://localhost.evil.example",
+      "http://app.localhost:3000",
+      "http://128.0.0.1",
+      "http://[::2]",
+      "http://[::ffff:127.0.0.1]",
+    ]) {
+      expect(isLoopbackUrl(issuer), issuer).toBe(false);
+      expect(
+        problems({ NODE_ENV: "production", LOCAL_ONLY: "true", ISSUER: issuer }),
+        issuer,
+      ).toContain(
+        `LOCAL_ONLY=true is accepted only with a loopback ISSUER (such as http://localhost:3000); ${issuer} is not one`,
+      );
+      // Even under `npm run dev`, such an issuer is public: production mode.
+      expect(problems({ NODE_ENV: "development", ISSUER: issuer }).join("\n"), issuer).toMatch(
+        /^SECRET_KEY must be set/m,
+      );
+    }
+  });
+
+  it("refuses a SECRET_KEY of obviously low entropy in production, naming the setting and never the value", () => {
+    const weak = {
+      ["a".repeat(32)]: "it is one character repeated",
+      ["ab".repeat(20)]: "it repeats a pattern of 2 characters",
+      ["0123456789".repeat(4)]: "it repeats a pattern of 10 characters",
+      ["correct-horse-".repeat(3)]: "it repeats a pattern of 14 characters",
+      fadebcbfaecdfbadcebfdacebfadcebd: "it has only 6 different characters",
+      abcdefghijklmnopqrstuvwxyz012345: "it runs through a sequence",
+      ZYXWVUTSRQPONMLKJIHGFEDCBAzyxwvu: "it runs through a sequence",
+    };
+    for (const [secret, why] of Object.entries(weak)) {
+      expect(weakSecretReason(secret), secret).toBe(why);
+      const found = refusal({ ...production, SECRET_KEY: secret });
+      expect(found?.problems, secret).toEqual([
+        `SECRET_KEY is too easy to guess for production (${why}): use at least 32 random characters, such as the output of \`openssl rand -base64 48\``,
+      ]);
+      expect(found?.message).not.toContain(secret);
+      // Local mode keeps accepting it: the rule guards production.
+      expect(parseEnv({ SECRET_KEY: secret }).secretKey).toBe(secret);
+    }
+  });
+
+  it("accepts random secrets and the repository's own production-mode secrets", () => {
+    const accepted = [
+      production.SECRET_KEY,
+      // scripts/lib/seed.test.ts and compose.yaml.
+      "a-production-secret-key-of-at-least-32-chars",
+      "change-me-to-48-random-characters-openssl-rand-base64",
+      ...Array.from({ length: 200 }, () => randomBytes(48).toString("base64")),
+      ...Array.from({ length: 200 }, () => randomBytes(16).toString("hex")),
+      ...Array.from({ length: 200 }, () => randomBytes(32).toString("base64url")),
+    ];
+    for (const secret of accepted) {
+      expect(weakSecretReason(secret), secret).toBeNull();
+      expect(problems({ ...production, SECRET_KEY: secret }), secret).toEqual([]);
+    }
+    // The previous secret of a rotation may be the weak one being retired.
+    expect(problems({ ...production, SECRET_KEY_PREVIOUS: "a".repeat(32) })).toEqual([]);
   });
 
   it("LOCAL_ONLY=false is a production build like no setting at all", () => {

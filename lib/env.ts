@@ -146,11 +146,50 @@ export type Env = ReturnType<typeof finishEnv>;
 /** Every setting the service reads (`.env.example` lists each one). */
 export const SETTING_NAMES = Object.keys(rawSchema.shape);
 
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
-
+/**
+ * A loopback URL: its host is `localhost`, `[::1]` or an IPv4 literal in
+ * 127.0.0.0/8. The URL parser writes every IPv4 literal as four decimal
+ * numbers (`127.1` and `0x7f000001` become `127.0.0.1`), so a host of that
+ * form is an address, never a name: `127.evil.example` is a name anyone can
+ * point anywhere, and so are `*.localhost` names outside a browser.
+ */
 export function isLoopbackUrl(value: string): boolean {
   const host = new URL(value).hostname.toLowerCase();
-  return LOOPBACK_HOSTS.has(host) || host.endsWith(".localhost") || /^127\./.test(host);
+  return host === "localhost" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/** 32 random hex digits have fewer only about once in five billion keys. */
+const MIN_DISTINCT_SECRET_CHARACTERS = 7;
+
+/**
+ * Why a secret is obviously guessable, or null: one character or a short
+ * pattern repeated, a run through a sequence (`abcdef…`, `0123…`), or too few
+ * different characters. Random keys (`openssl rand -base64 48`, `-hex 32`)
+ * never come near these. The reason never quotes the secret.
+ */
+export function weakSecretReason(secret: string): string | null {
+  const length = secret.length;
+  for (let period = 1; period <= length / 2; period += 1) {
+    let repeats = true;
+    for (let index = period; index < length && repeats; index += 1) {
+      repeats = secret[index] === secret[index - period];
+    }
+    if (repeats)
+      return period === 1
+        ? "it is one character repeated"
+        : `it repeats a pattern of ${period} characters`;
+  }
+  const distinct = new Set(secret).size;
+  if (distinct < MIN_DISTINCT_SECRET_CHARACTERS) {
+    return `it has only ${distinct} different characters`;
+  }
+  const steps = new Map<number, number>();
+  for (let index = 1; index < length; index += 1) {
+    const step = secret.charCodeAt(index) - secret.charCodeAt(index - 1);
+    steps.set(step, (steps.get(step) ?? 0) + 1);
+  }
+  if (Math.max(...steps.values()) * 2 >= length - 1) return "it runs through a sequence";
+  return null;
 }
 
 type RawEnv = z.infer<typeof rawSchema>;
@@ -300,6 +339,13 @@ function productionProblems(raw: RawEnv, env: Env): string[] {
     problems.push(
       "SECRET_KEY must be set to a random value of at least 32 characters in production (the development value is published in the source)",
     );
+  } else {
+    const weak = weakSecretReason(raw.SECRET_KEY);
+    if (weak) {
+      problems.push(
+        `SECRET_KEY is too easy to guess for production (${weak}): use at least 32 random characters, such as the output of \`openssl rand -base64 48\``,
+      );
+    }
   }
   if (raw.SECRET_KEY_PREVIOUS === DEVELOPMENT_SECRET) {
     problems.push(

@@ -47,6 +47,7 @@ const CHECKLIST_ITEMS = [
   "SSRF: IPv6 addresses carrying an IPv4 address (NAT64, 6to4, Teredo, IPv4-compatible, IPv4-mapped)",
   "data sealed to a user's key stays openable after the partner installs a recipient key",
   "production build refuses development secrets and demo defaults",
+  "LOCAL_ONLY only on a loopback issuer (localhost, [::1], 127.0.0.0/8 literals); production refuses an obviously guessable SECRET_KEY",
   "the demo keeps no user keys server-side",
   "exhausted connection pool answers 503, never 500",
   "syncs cannot starve sign-in, block the server or half-write (budget, deadline, size caps)",
