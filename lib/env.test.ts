@@ -95,6 +95,14 @@ describe("settings", () => {
     expect(problems({ UPSTASH_REDIS_REST_URL: "https://x.upstash.io" })[0]).toMatch(/together/);
   });
 
+  it("takes RATE_LIMIT_PREFIX as a Redis key prefix, or leaves it to be derived from the issuer", () => {
+    expect(parseEnv({}).rateLimitPrefix).toBeUndefined();
+    expect(parseEnv({ RATE_LIMIT_PREFIX: "staging-eu:1" }).rateLimitPrefix).toBe("staging-eu:1");
+    for (const bad of ["has space", ":starts-with-colon", "a{hash}", "x".repeat(65)]) {
+      expect(problems({ RATE_LIMIT_PREFIX: bad })[0], bad).toMatch(/^RATE_LIMIT_PREFIX: must be/);
+    }
+  });
+
   it("treats blank values as unset", () => {
     expect(parseEnv({ ISSUER: "  ", SECRET_KEY: "" }).issuer).toBe("http://localhost:3000");
   });

@@ -96,6 +96,18 @@ const rawSchema = z.object({
       .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
       .optional(),
   ),
+  // The start of every key the service writes to Redis (docs/production.md); unset: derived
+  // from ISSUER, so deployments sharing one Redis never count each other's requests.
+  RATE_LIMIT_PREFIX: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(
+        /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/,
+        "must be 1-64 letters, digits and . _ : - (starting with a letter or digit)",
+      )
+      .optional(),
+  ),
   UPSTASH_REDIS_REST_URL: optionalUrl,
   UPSTASH_REDIS_REST_TOKEN: optionalString,
   RESEND_API_KEY: optionalString,
@@ -252,6 +264,8 @@ function finishEnv(raw: RawEnv) {
     port: raw.PORT,
     trustedProxyHops: raw.TRUSTED_PROXY_HOPS,
     redisUrl: raw.REDIS_URL,
+    /** Unset: derived from the issuer (lib/ratelimit/limiter.ts). */
+    rateLimitPrefix: raw.RATE_LIMIT_PREFIX,
     upstash:
       raw.UPSTASH_REDIS_REST_URL && raw.UPSTASH_REDIS_REST_TOKEN
         ? { url: raw.UPSTASH_REDIS_REST_URL, token: raw.UPSTASH_REDIS_REST_TOKEN }

@@ -1,9 +1,16 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { promisify } from "node:util";
-import { describe, expect, it } from "vitest";
-import { rawSetting } from "../env";
-import { countRequest, redisStore } from "./limiter";
+import { afterAll, describe, expect, it } from "vitest";
+import { Redis as IORedis } from "ioredis";
+import { getEnv, rawSetting, setSetting } from "../env";
+import {
+  countRequest,
+  rateLimitPrefix,
+  rateLimitStore,
+  redisStore,
+  replaceRateLimitStore,
+} from "./limiter";
 import { MemoryRateLimitStore } from "./memory-store";
 import { policyForPath, RATE_LIMIT_POLICIES } from "./policies";
 import type { RateLimitStore } from "./store";
@@ -124,5 +131,63 @@ describe.runIf(redisUrl)("Redis store (@upstash/ratelimit over ioredis)", () => 
       );
     const [first, second] = await Promise.all([worker(), worker()]);
     expect((first ?? 0) + (second ?? 0)).toBe(50);
+  });
+});
+
+describe("the deployment's key prefix", () => {
+  it("is RATE_LIMIT_PREFIX, or derived from the issuer: one per deployment", () => {
+    const staging = rateLimitPrefix({ issuer: "https://staging.connect.example" });
+    const production = rateLimitPrefix({ issuer: "https://connect.example" });
+    expect(staging).toMatch(/^bank-connect:[0-9a-f]{12}$/);
+    expect(production).toMatch(/^bank-connect:[0-9a-f]{12}$/);
+    expect(staging).not.toBe(production);
+    expect(rateLimitPrefix({ issuer: "https://connect.example" })).toBe(production);
+    expect(rateLimitPrefix({ issuer: "https://connect.example", rateLimitPrefix: "prod-eu" })).toBe(
+      "prod-eu",
+    );
+  });
+});
+
+// Needs a Redis server: .ci/run starts one and sets REDIS_URL.
+describe.runIf(redisUrl)("two deployments sharing one Redis", () => {
+  const redis = new IORedis(redisUrl ?? "", { lazyConnect: true });
+  afterAll(async () => {
+    setSetting("RATE_LIMIT_PREFIX", "");
+    replaceRateLimitStore(undefined);
+    redis.disconnect();
+  });
+
+  it("count apart: one spending its budget leaves the other's untouched", async () => {
+    await atWindowStart();
+    const ip = freshIp();
+    const staging = redisStore(
+      redisUrl ?? "",
+      undefined,
+      rateLimitPrefix({ issuer: "https://staging.connect.example" }),
+    );
+    const production = redisStore(
+      redisUrl ?? "",
+      undefined,
+      rateLimitPrefix({ issuer: "https://connect.example" }),
+    );
+    const spent = await burst(staging, "authorize", ip, 51);
+    expect(spent.filter((r) => r.allowed)).toHaveLength(50);
+    expect(spent[50]?.allowed).toBe(false);
+    const other = await burst(production, "authorize", ip, 50);
+    expect(other.every((r) => r.allowed)).toBe(true);
+    expect((await countRequest("authorize", ip, production)).allowed).toBe(false);
+  });
+
+  it("writes every key of the configured store under the configured prefix", async () => {
+    const ip = freshIp();
+    setSetting("RATE_LIMIT_PREFIX", `test-${randomBytes(4).toString("hex")}`);
+    replaceRateLimitStore(undefined);
+    const prefix = rateLimitPrefix(getEnv());
+    expect(prefix).toBe(rawSetting("RATE_LIMIT_PREFIX"));
+    expect(rateLimitStore().name).toBe("redis");
+    for (const policy of ["authorize", "api"] as const) await countRequest(policy, ip);
+    const keys = await redis.keys(`*${ip}*`);
+    expect(keys).toHaveLength(2);
+    for (const key of keys) expect(key.startsWith(`${prefix}:ratelimit:`), key).toBe(true);
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { Redis as UpstashRedis } from "@upstash/redis";
 import { Redis as IORedis } from "ioredis";
 import { getEnv } from "../env";
@@ -19,9 +20,24 @@ import { UpstashRateLimitStore } from "./upstash-store";
 
 const STORE_TIMEOUT_MS = 500;
 
+/**
+ * The start of every key the limiter writes to Redis: RATE_LIMIT_PREFIX, or
+ * `bank-connect:` and the first 12 hex digits of the issuer's SHA-256. Two
+ * deployments sharing one Redis (staging and production) then count apart,
+ * while every instance of one deployment shares its counts.
+ */
+export function rateLimitPrefix(env: { issuer: string; rateLimitPrefix?: string }): string {
+  if (env.rateLimitPrefix) return env.rateLimitPrefix;
+  return `bank-connect:${createHash("sha256").update(env.issuer).digest("hex").slice(0, 12)}`;
+}
+
 export type UpstashRedisClient = ConstructorParameters<typeof UpstashRateLimitStore>[1];
 
-export function redisStore(url: string, timeoutMs = STORE_TIMEOUT_MS): UpstashRateLimitStore {
+export function redisStore(
+  url: string,
+  timeoutMs = STORE_TIMEOUT_MS,
+  prefix = rateLimitPrefix(getEnv()),
+): UpstashRateLimitStore {
   const client = new IORedis(url, {
     lazyConnect: false,
     // Fail fast while disconnected instead of queueing behind a reconnect.
@@ -35,14 +51,14 @@ export function redisStore(url: string, timeoutMs = STORE_TIMEOUT_MS): UpstashRa
     log.warn("ratelimit.redis_error", { message: error.message }),
   );
   const adapter = new IORedisUpstashAdapter(client) as unknown as UpstashRedisClient;
-  return new UpstashRateLimitStore("redis", adapter, timeoutMs);
+  return new UpstashRateLimitStore("redis", adapter, timeoutMs, prefix);
 }
 
 function createStore(): RateLimitStore {
   const env = getEnv();
   if (env.upstash) {
     const client = new UpstashRedis({ url: env.upstash.url, token: env.upstash.token });
-    return new UpstashRateLimitStore("upstash", client, STORE_TIMEOUT_MS);
+    return new UpstashRateLimitStore("upstash", client, STORE_TIMEOUT_MS, rateLimitPrefix(env));
   }
   if (env.redisUrl) return redisStore(env.redisUrl);
   return new MemoryRateLimitStore();

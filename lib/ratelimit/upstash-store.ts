@@ -14,6 +14,8 @@ export class UpstashRateLimitStore implements RateLimitStore {
     readonly name: string,
     private readonly redis: ConstructorParameters<typeof Ratelimit>[0]["redis"],
     private readonly timeoutMs: number,
+    /** The deployment's key prefix (rateLimitPrefix in limiter.ts). */
+    private readonly prefix: string,
   ) {}
 
   private limiterFor(policy: RateLimitPolicy): Ratelimit {
@@ -23,7 +25,7 @@ export class UpstashRateLimitStore implements RateLimitStore {
       limiter = new Ratelimit({
         redis: this.redis,
         limiter: Ratelimit.fixedWindow(policy.limit, `${policy.windowSeconds} s`),
-        prefix: "bank-connect:ratelimit",
+        prefix: `${this.prefix}:ratelimit`,
         analytics: false,
         // Fail open: a slow store lets the request through (the caller logs it).
         timeout: this.timeoutMs,

@@ -35,6 +35,7 @@ const CHECKLIST_ITEMS = [
   "PIN sign-in behind a shared client address: its spent budget never refuses an address without failures, and one person gets one guess",
   "identical answers for unknown emails",
   "rate limits not bypassable with forged X-Forwarded-For",
+  "two deployments sharing one Redis never throttle each other: every Redis key starts with the deployment's prefix",
   "no handler sees a client's own value of a header the service sets (client address, request id, the edge's headers), on either lane",
   "request targets that are not a path (asterisk, absolute form) answered 400: no redirect to the host a target names, nothing cacheable",
   "405s name the served methods (Allow); 401s name their scheme (Basic for client auth, a bare Bearer challenge when no key was sent)",
