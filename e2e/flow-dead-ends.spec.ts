@@ -13,6 +13,7 @@ import {
   requestLoginMail,
   signInByCode,
   signInByLink,
+  signedInContext,
   uniqueEmail,
 } from "./support/journey";
 import { partnerAppForSpec } from "./support/partner-app";
@@ -243,4 +244,51 @@ test("the step indicator names the step and its place", async ({ page }) => {
   await expect(page.locator(".steps")).toContainText("Step 2 of 4");
   await expect(page.locator('.steps [aria-current="step"]')).toContainText("Your key");
   await expectAccessible(page);
+});
+
+test("Back from the bank picker to the key page: the indicator names the key, not the bank", async ({
+  page,
+}) => {
+  const client = await createJourneyClient(partnerApp().redirectUri);
+  await page.goto(authorizePath(client, newPkce().challenge));
+  await signInByCode(page, uniqueEmail());
+  await createKey(page);
+  await expect(page).toHaveURL(/\/banks/);
+  await expect(page.locator(".steps-count")).toContainText("Step 3 of 4");
+  await expect(page.locator('.steps [aria-current="step"]')).toContainText("Bank");
+  await page.goBack();
+  await expect(page).toHaveURL(/\/setup$/);
+  await expect(page.locator("h1")).toContainText("encryption key");
+  await expect(page.locator(".steps-count")).toContainText("Step 2 of 4");
+  await expect(page.locator(".steps-count")).toContainText("Your key");
+  await expect(page.locator('.steps [aria-current="step"]')).toContainText("Your key");
+});
+
+test("the key import page in a new browser is the key step, not Approve", async ({
+  page,
+  browser,
+}) => {
+  const client = await createJourneyClient(partnerApp().redirectUri);
+  const email = uniqueEmail();
+  const relay = partnerApp().nextRelay();
+  await page.goto(authorizePath(client, newPkce().challenge));
+  await signInByCode(page, email);
+  await createKey(page);
+  await connectSandboxBank(page);
+  await approveWithKey(page);
+  await relay;
+
+  // Another browser: the account has a key and a bank, this browser holds no key.
+  const context = await signedInContext(browser, email);
+  const device = await context.newPage();
+  await device.goto(authorizePath(client, newPkce().challenge));
+  await expect(device).toHaveURL(/\/consent$/);
+  await expect(device.locator(".steps-count")).toContainText("Step 2 of 2");
+  await expect(device.locator('.steps [aria-current="step"]')).toContainText("Approve");
+  await device.locator('a[href="/setup"]').click();
+  await expect(device.locator("#backup")).toBeVisible();
+  await expect(device.locator(".steps-count")).toContainText("Step 2 of 3");
+  await expect(device.locator(".steps-count")).toContainText("Your key");
+  await expect(device.locator('.steps [aria-current="step"]')).toContainText("Your key");
+  await context.close();
 });

@@ -12,23 +12,14 @@ import { TabGuard } from "./tab-guard";
 
 const SERVICE_NAME = "Bank Connect";
 
-/** The step indicator's step for the screen of a flow's current step. */
-const SCREEN_OF_STEP: Record<LoadedFlow["step"], ProgressStep> = {
-  login: "sign_in",
-  key_setup: "key",
-  banks: "bank",
-  consent: "approve",
-  relay: "approve",
-  done: "approve",
-};
-
 /**
  * Every flow screen: the partner's branding (or the service's own look), the
  * step indicator, the content, the partner's links and "back to the partner",
  * which posts to /oauth/cancel and ends in the access_denied relay. With
  * `user`, the footer says who is signed in and offers signing out. `step`
- * names the screen's place in the step indicator (by default the flow's
- * current step; `null` shows none). Without a live flow but with branding
+ * is the step of the screen shown (`null` shows no indicator): each screen
+ * names its own, never the flow's current step, which Back, another tab or a
+ * new browser can leave elsewhere. Without a live flow but with branding
  * (a flow that is over), the partner's look stays and nothing can be posted.
  */
 export async function FlowShell({
@@ -41,7 +32,7 @@ export async function FlowShell({
   flow: LoadedFlow | null;
   branding: ScreenBranding | null;
   user?: Pick<SignedInUser, "sessionId" | "email"> | null;
-  step?: ProgressStep | null;
+  step: ProgressStep | null;
   children: ReactNode;
 }) {
   const t = await getTranslations("Flow");
@@ -56,8 +47,7 @@ export async function FlowShell({
     [branding?.termsUrl, t("terms")],
     [branding?.privacyUrl, t("privacy")],
   ].filter((link): link is [string, string] => Boolean(link[0]));
-  const screen = step === undefined ? (flow ? SCREEN_OF_STEP[flow.step] : null) : step;
-  const progress = flow && screen ? await loadFlowProgress(flow, flow.user ?? null, screen) : null;
+  const progress = flow && step ? await loadFlowProgress(flow, flow.user ?? null, step) : null;
 
   return (
     <div className="flow">

@@ -40,7 +40,7 @@ export default async function SetupPage({
       })
     ];
   return (
-    <FlowShell flow={flow} branding={branding} user={user}>
+    <FlowShell flow={flow} branding={branding} user={user} step="key">
       <h1 className="key-setup-title">{t("title")}</h1>
       <noscript>
         <p className="alert" role="alert">

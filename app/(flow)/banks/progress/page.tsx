@@ -34,7 +34,7 @@ export default async function BankProgressPage() {
           ? "interrupted"
           : "failed";
     return (
-      <FlowShell flow={flow} branding={branding} user={user}>
+      <FlowShell flow={flow} branding={branding} user={user} step="bank">
         <h1>{t("failedTitle")}</h1>
         <p className="alert" role="alert">
           {t(reason)}
@@ -56,7 +56,7 @@ export default async function BankProgressPage() {
   }
 
   return (
-    <FlowShell flow={flow} branding={branding} user={user}>
+    <FlowShell flow={flow} branding={branding} user={user} step="bank">
       <noscript>
         <meta httpEquiv="refresh" content={String(REFRESH_SECONDS)} />
       </noscript>
