@@ -94,6 +94,29 @@ test("a pasted code with a space signs in; the field has focus, and an error tak
   await expect(page.locator("h1")).not.toHaveText(/email/i);
 });
 
+test("a wrong code marks the code field invalid, described by the message", async ({ page }) => {
+  const client = await createJourneyClient(partnerApp().redirectUri);
+  await page.goto(authorizePath(client, newPkce().challenge, { challenge: "pin_code" }));
+  const email = uniqueEmail();
+  await requestLoginMail(page, email);
+  const field = page.locator("#code");
+  await expect(field).not.toHaveAttribute("aria-invalid", /.*/);
+  const code = (await lastMail(email)).code ?? "";
+  await field.fill(code === "000000" ? "111111" : "000000");
+  await page.locator('form[action="/login/code"] button[type="submit"]').click();
+  const message = page.locator("main [role=alert]");
+  await expect(message).toContainText("That code is not right");
+  await expect(field).toHaveAttribute("aria-invalid", "true");
+  const messageId = await message.getAttribute("id");
+  expect(messageId).toBeTruthy();
+  expect((await field.getAttribute("aria-describedby"))?.split(" ")).toEqual([
+    "code-help",
+    messageId,
+  ]);
+  await expect(field).toHaveAccessibleDescription(/That code is not right/);
+  await expectAccessible(page);
+});
+
 test("two tabs: the older tab says it is out of date and continues with the newer flow", async ({
   page,
   context,

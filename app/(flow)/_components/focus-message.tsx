@@ -8,9 +8,12 @@ import { useEffect, useRef, type ReactNode } from "react";
  * keyboard and screen-reader users land on it.
  */
 export function FocusMessage({
+  id,
   tone = "error",
   children,
 }: {
+  /** For a field the message is about (its aria-describedby). */
+  id?: string;
   tone?: "error" | "info" | "warn" | "success";
   children: ReactNode;
 }) {
@@ -19,7 +22,7 @@ export function FocusMessage({
     ref.current?.focus();
   }, []);
   return (
-    <div ref={ref} className={`alert alert-${tone}`} role="alert" tabIndex={-1}>
+    <div ref={ref} id={id} className={`alert alert-${tone}`} role="alert" tabIndex={-1}>
       {children}
     </div>
   );

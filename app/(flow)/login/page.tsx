@@ -81,6 +81,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
           ) : mailFailed ? null : (
             <p>{t("intro", { partner })}</p>
           )}
+            invalid={CODE_ERRORS.has(search.error ?? "")}
           <EmailForm
             flow={flow}
             email={email}
@@ -100,6 +101,7 @@ async function LoginMessage({ search, email }: { search: Search; email: string }
   const parsed = Number.parseInt(search.retry ?? "", 10);
   const seconds = Number.isFinite(parsed) && parsed > 0 ? parsed : 60;
   const left = Number.parseInt(search.left ?? "", 10);
+            invalid={search.error === "invalid_email"}
   const when = inAWhile(await getLocale(), seconds);
   const messages: Record<string, string> = {
     invalid_email: t("invalidEmail"),
@@ -108,6 +110,12 @@ async function LoginMessage({ search, email }: { search: Search; email: string }
     expired: t("expired"),
     throttled: t("throttled", { seconds }),
     // The PIN budget paused codes (lib/auth/pin-budget.ts); the link still signs in.
+/** The message's id: a field it is about is described by it. */
+const MESSAGE_ID = "login-message";
+
+/** Errors about the typed code: the code field is marked invalid. */
+const CODE_ERRORS = new Set(["wrong", "expired", "code_format"]);
+
     pin_closed: t("pinClosed", { when }),
     too_many_failures: t("tooManyFailures", { when }),
     code_format: t("codeFormat"),
@@ -115,7 +123,7 @@ async function LoginMessage({ search, email }: { search: Search; email: string }
   };
   const message = search.error ? messages[search.error] : undefined;
   return message ? (
-    <FocusMessage tone={search.error === "throttled" ? "warn" : "error"}>
+    <FocusMessage id={MESSAGE_ID} tone={search.error === "throttled" ? "warn" : "error"}>
       <p>{message}</p>
     </FocusMessage>
   ) : null;
@@ -155,6 +163,7 @@ async function EmailForm({
   const t = await getTranslations("Login");
   return (
     <form method="post" action="/login/request" className="stack">
+  invalid = false,
       {flow ? <input type="hidden" name="csrf" value={csrfToken(flow, "login")} /> : null}
       <input type="hidden" name="returnUrl" value={returnUrl} />
       {reconfirm ? <input type="hidden" name="reconfirm" value={reconfirm} /> : null}
@@ -164,6 +173,8 @@ async function EmailForm({
           <p className="small muted">
             {t("noMail")}{" "}
             <button type="submit" className="button-link">
+  /** The address was refused: the field is marked invalid and described by the message. */
+  invalid?: boolean;
               {t("resend")}
             </button>{" "}
             ·{" "}
@@ -185,7 +196,8 @@ async function EmailForm({
               required
               autoFocus={focus}
               defaultValue={email}
-              aria-describedby="email-help"
+              aria-invalid={invalid || undefined}
+              aria-describedby={invalid ? `email-help ${MESSAGE_ID}` : "email-help"}
             />
             <span id="email-help" className="field-help">
               {t("emailHelp")}
@@ -225,12 +237,15 @@ async function CodeForm({
       {flow ? <input type="hidden" name="csrf" value={csrfToken(flow, "login")} /> : null}
       <input type="hidden" name="returnUrl" value={returnUrl} />
       {reconfirm ? <input type="hidden" name="reconfirm" value={reconfirm} /> : null}
+  invalid,
       <input type="hidden" name="email" value={email} />
       <div className="field">
         <label htmlFor="code">{t("codeLabel")}</label>
         <input
           id="code"
           name="code"
+  /** The code was refused: the field is marked invalid and described by the message. */
+  invalid: boolean;
           type="text"
           className="input-code"
           inputMode="numeric"
@@ -238,7 +253,8 @@ async function CodeForm({
           maxLength={20}
           required
           autoFocus={focus}
-          aria-describedby="code-help"
+          aria-invalid={invalid || undefined}
+          aria-describedby={invalid ? `code-help ${MESSAGE_ID}` : "code-help"}
         />
         <span id="code-help" className="field-help">
           {t("codeHelp")}
