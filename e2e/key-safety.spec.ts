@@ -370,6 +370,45 @@ test("a lost key: starting over deletes the old data and revokes its key; new da
   await context.close();
 });
 
+test("a browser holding a replaced key says so and what to do, in German", async ({ browser }) => {
+  const context = await browser.newContext({ locale: "de-DE" });
+  const page = await context.newPage();
+  const client = await createJourneyClient(partnerApp().redirectUri);
+  const email = uniqueEmail();
+  await startFlow(page, client);
+  await signInByLink(page, email);
+  await createKey(page);
+  await connectSandboxBank(page);
+  const relay = partnerApp().nextRelay();
+  await approveWithKey(page);
+  await relay;
+  await page.waitForURL(partnerApp().redirectUri);
+
+  // The person started over in another browser: the account's key is a new one.
+  connectJourneyDatabase();
+  await db().user.update({
+    where: { email },
+    data: { publicKey: generateKeyPair().publicKeyRawB64, publicKeyAt: new Date() },
+  });
+  await startFlow(page, client, "st-replaced");
+  await expect(page).toHaveURL(/\/consent$/);
+  const notice = page.locator(".key-unlock");
+  await expect(notice).toContainText("Dieser Browser hat einen älteren Schlüssel", {
+    timeout: 30_000,
+  });
+  await expect(notice).toContainText("Sicherungsdatei Ihres neuen Schlüssels");
+  await expect(notice).not.toContainText("noch nicht vorhanden");
+  await notice.locator('a[href="/setup"]').click();
+  await expect(page.locator("main h2")).toHaveText("Dieser Browser hat einen älteren Schlüssel");
+  await expect(page.locator("main")).toContainText("Sicherungsdatei Ihres neuen Schlüssels");
+  await expect(page.locator("#backup")).toBeVisible();
+  await expect(
+    page.locator(".key-setup-aside").filter({ has: page.locator("button.button-link") }),
+  ).toContainText("Sie haben die Sicherungsdatei nicht mehr oder die Passphrase vergessen?");
+  await expectAccessible(page);
+  await context.close();
+});
+
 test("the developer export is offered only behind a warning and a second click", async ({
   page,
 }) => {

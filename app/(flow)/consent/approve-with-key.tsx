@@ -1,9 +1,9 @@
 "use client";
 
 import { useTranslations } from "next-intl";
-import { useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent } from "react";
 import { WrongPassphraseError, type UserKeyPair } from "@/lib/keys/browser-key";
-import { unlockInstalledKey } from "@/lib/keys/browser-store";
+import { loadInstalledKey, unlockInstalledKey } from "@/lib/keys/browser-store";
 import { openEnvelopeInBrowser } from "@/lib/keys/browser-envelope";
 import { forgetTabUnlock } from "@/lib/keys/tab-unlock";
 import { FocusedAlert, useShownError } from "../setup/focused-alert";
@@ -34,7 +34,25 @@ export function ApproveWithKey(props: {
   const { key } = useUserKey(userId, registeredPublicKey);
   const [busy, setBusy] = useState(false);
   const [forgot, setForgot] = useState(false);
+  // Without the registered key: whether this browser holds an older one, replaced since
+  // (null until known).
+  const [olderKey, setOlderKey] = useState<boolean | null>(null);
   const alert = useShownError();
+
+  useEffect(() => {
+    if (key.kind !== "missing") return;
+    let cancelled = false;
+    loadInstalledKey(userId).then(
+      (installed) => {
+        if (!cancelled)
+          setOlderKey(installed !== null && installed.publicKey !== registeredPublicKey);
+      },
+      () => !cancelled && setOlderKey(false),
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [key.kind, userId, registeredPublicKey]);
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -78,11 +96,11 @@ export function ApproveWithKey(props: {
     }
   }
 
-  if (key.kind === "loading") return null;
+  if (key.kind === "loading" || (key.kind === "missing" && olderKey === null)) return null;
   if (key.kind === "missing") {
     return (
       <p className="notice key-unlock">
-        {t("noKeyHere")} <a href="/setup">{t("importKey")}</a>
+        {t(olderKey ? "olderKeyHere" : "noKeyHere")} <a href="/setup">{t("importKey")}</a>
       </p>
     );
   }

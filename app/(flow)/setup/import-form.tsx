@@ -22,9 +22,10 @@ import { postKey } from "./setup-requests";
  * public key is in the clear); only then is its passphrase asked. A wrong
  * passphrase changes nothing. A plaintext file (a developer export, or a
  * backup from before backups were encrypted) is the same key: it gets a
- * passphrase to be kept under in this browser.
+ * passphrase to be kept under in this browser. `replaced`: this browser
+ * holds an older key of the account, replaced since; the screen says so.
  */
-export function ImportForm(props: SetupProps) {
+export function ImportForm(props: SetupProps & { replaced: boolean }) {
   const t = useTranslations("Setup");
   const [file, setFile] = useState<BackupFile | null>(null);
   const [busy, setBusy] = useState(false);
@@ -92,8 +93,8 @@ export function ImportForm(props: SetupProps) {
 
   return (
     <form onSubmit={onSubmit} className="stack key-setup" noValidate>
-      <h2>{t("importTitle")}</h2>
-      <p>{t("importIntro")}</p>
+      <h2>{t(props.replaced ? "replacedTitle" : "importTitle")}</h2>
+      <p>{t(props.replaced ? "replacedIntro" : "importIntro")}</p>
       <div className="field">
         <label htmlFor="backup">{t("fileLabel")}</label>
         <input

@@ -50,7 +50,8 @@ type Screen =
   | { kind: "create" }
   | { kind: "backup"; pending: PendingSetup }
   | { kind: "done"; installed: InstalledKey }
-  | { kind: "import" }
+  /** `replaced`: this browser holds an older key of the account, replaced since. */
+  | { kind: "import"; replaced: boolean }
   | { kind: "startOver"; back: Screen };
 
 /**
@@ -60,7 +61,8 @@ type Screen =
  * - backup: download, confirm it is saved; only then is the public key
  *   registered (or, when starting over, the old one replaced);
  * - done: the browser holds the registered key (Back from a later step);
- * - import: the account has a key this browser does not hold;
+ * - import: the account has a key this browser does not hold (or holds an
+ *   older one, replaced when the person started over in another browser);
  * - startOver: no backup or a forgotten passphrase: a new key, the old data gone.
  */
 export function KeySetup(props: SetupProps) {
@@ -94,7 +96,7 @@ export function KeySetup(props: SetupProps) {
         // Another browser registered or replaced the key meanwhile: this one can never be registered.
         await deletePendingSetup(userId);
         await forgetTabUnlock();
-        setScreen({ kind: "import" });
+        setScreen({ kind: "import", replaced: false });
         alert.show(t("keyChanged"));
       } else {
         alert.show(t("failed"));
@@ -127,7 +129,7 @@ export function KeySetup(props: SetupProps) {
       let shown: Screen;
       if (registered === null) shown = { kind: "create" };
       else if (installed?.publicKey === registered) shown = { kind: "done", installed };
-      else shown = { kind: "import" };
+      else shown = { kind: "import", replaced: installed !== null };
       return props.startOver && registered !== null ? { kind: "startOver", back: shown } : shown;
     }
     resume().then(
@@ -135,7 +137,9 @@ export function KeySetup(props: SetupProps) {
         if (!cancelled) setScreen(shown);
       },
       () => {
-        if (!cancelled) setScreen(registered === null ? { kind: "create" } : { kind: "import" });
+        if (!cancelled) {
+          setScreen(registered === null ? { kind: "create" } : { kind: "import", replaced: false });
+        }
       },
     );
     return () => {
@@ -250,7 +254,7 @@ export function KeySetup(props: SetupProps) {
           <>
             <FocusedAlert error={alert.error} />
             <Suspense fallback={loading}>
-              <ImportForm {...props} />
+              <ImportForm {...props} replaced={screen.replaced} />
             </Suspense>
             {startOverLink(screen)}
           </>
