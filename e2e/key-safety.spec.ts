@@ -177,6 +177,46 @@ test("setup resumes after a reload or Back at every step and is not left without
   await expectDataOpensOnlyWith(token.user, values.privateKey ?? "");
 });
 
+test("a link-style action's label is centred: under its button on a phone, level with it on a desktop", async ({
+  page,
+}) => {
+  const client = await createJourneyClient(partnerApp().redirectUri);
+  await startFlow(page, client);
+  await signInByLink(page, uniqueEmail());
+  await createKey(page);
+  await expect(page).toHaveURL(/\/banks/);
+  await page.goto("/setup");
+  await page.locator(".key-setup-aside button.button-link").click();
+  const cancel = page.locator(".key-setup-actions > .button-link");
+  await expect(cancel).toBeVisible();
+  // Where the label's text is drawn, against the primary button's box.
+  const geometry = () =>
+    page.evaluate(() => {
+      const link = document.querySelector(".key-setup-actions > .button-link");
+      const primary = document.querySelector(".key-setup-actions > .button");
+      if (!link?.firstChild || !primary) throw new Error("no actions");
+      const range = document.createRange();
+      range.selectNodeContents(link);
+      const text = range.getBoundingClientRect();
+      const box = primary.getBoundingClientRect();
+      return {
+        textX: text.left + text.width / 2,
+        textY: text.top + text.height / 2,
+        boxX: box.left + box.width / 2,
+        boxY: box.top + box.height / 2,
+        below: text.top >= box.bottom,
+      };
+    });
+  await page.setViewportSize({ width: 390, height: 844 });
+  const phone = await geometry();
+  expect(phone.below).toBe(true);
+  expect(Math.abs(phone.textX - phone.boxX)).toBeLessThan(2);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  const desktop = await geometry();
+  expect(desktop.below).toBe(false);
+  expect(Math.abs(desktop.textY - desktop.boxY)).toBeLessThan(2);
+});
+
 test("the backup is encrypted: a wrong passphrase or another key's backup is refused, the right one restores the key in a new browser", async ({
   page,
   browser,
