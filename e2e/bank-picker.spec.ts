@@ -7,7 +7,9 @@ import { rawSetting } from "../lib/env";
 import { connectJourneyDatabase } from "./support/database";
 import {
   authorizePath,
+  connectSandboxBank,
   createJourneyClient,
+  createKey,
   newPkce,
   signInByLink,
   uniqueEmail,
@@ -114,6 +116,51 @@ test("German: the country is preset to Germany, its popular banks first", async 
   await page.locator("#country").selectOption("");
   await expect(visibleRows(page).filter({ hasText: " DK" }).first()).toBeVisible();
   await expectAccessible(page);
+});
+
+test("a bank already connected is not offered under Popular; the list marks it connected", async ({
+  page,
+}) => {
+  const client = await createJourneyClient(partnerApp().redirectUri);
+  await page.goto(authorizePath(client, newPkce().challenge));
+  await signInByLink(page, uniqueEmail());
+  await createKey(page);
+  await expect(page).toHaveURL(/\/banks/);
+  await page.goto("/banks?country=DK");
+  await expect(page.locator("#popular-title + ul li").first()).toContainText("Sandbox Nordbank DK");
+  await connectSandboxBank(page, /Sandbox Nordbank DK/);
+  await expect(page).toHaveURL(/\/consent$/);
+
+  await page.goto("/banks?country=DK");
+  await expect(page.locator(".picker-connected")).toContainText("Sandbox Nordbank DK");
+  await expect(
+    page.locator("#popular-title + ul li").filter({ hasText: "Sandbox Nordbank DK" }),
+  ).toHaveCount(0);
+  const listed = page.locator("#banks-title + ul li").filter({ hasText: "Sandbox Nordbank DK" });
+  await expect(listed).toContainText("Denmark · Connected");
+  await expect(
+    page.locator("#banks-title + ul li").filter({ hasText: "Sandbox Andelskasse DK" }),
+  ).not.toContainText("Connected");
+  await expectAccessible(page);
+});
+
+test("on a desktop the country select shows its longest name whole", async ({ page }) => {
+  await openPicker(page);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.locator("#country").selectOption("");
+  // A select narrower than its own content (the longest option) cuts its text.
+  const widths = await page.locator("#country").evaluate((select: HTMLSelectElement) => {
+    const natural = select.cloneNode(true) as HTMLSelectElement;
+    natural.style.width = "auto";
+    natural.style.minWidth = "0";
+    natural.style.position = "absolute";
+    natural.style.visibility = "hidden";
+    select.parentElement?.append(natural);
+    const needed = natural.getBoundingClientRect().width;
+    natural.remove();
+    return { shown: select.getBoundingClientRect().width, needed };
+  });
+  expect(widths.shown).toBeGreaterThanOrEqual(widths.needed - 0.5);
 });
 
 test("without JavaScript the search form submits and a bank row starts the consent", async ({

@@ -7,6 +7,7 @@ const bank = (name: string, country: string, extra: Partial<PickerBank> = {}): P
   psuTypes: ["personal", "business"],
   testOnly: false,
   popular: false,
+  connected: false,
   initials: initialsOf(name, country),
   tone: 0,
   ...extra,
@@ -58,6 +59,22 @@ describe("grouping the banks", () => {
     expect(named(groups.popular)).toEqual(["Sandbox Nordbank DK"]);
     expect(named(groups.banks)).toEqual(["Sandbox Andelskasse DK"]);
     expect(named(groups.scenarios)).toEqual(["Sandbox Scenario DK: bank error"]);
+  });
+
+  it("does not offer a bank already connected under Popular; it stays in the list, marked", () => {
+    const connected = BANKS.map((entry) =>
+      entry.name === "Sandbox Nordbank DK" ? { ...entry, connected: true } : entry,
+    );
+    const groups = groupBanks(
+      connected,
+      { q: "", country: "DK", psuType: "personal" },
+      countryName,
+    );
+    expect(groups.popular).toEqual([]);
+    expect(groups.banks.map(({ name, connected }) => [name, connected])).toEqual([
+      ["Sandbox Andelskasse DK", false],
+      ["Sandbox Nordbank DK", true],
+    ]);
   });
 
   it("searches names and countries, without accents or case, every word", () => {

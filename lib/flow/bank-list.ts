@@ -16,6 +16,8 @@ export interface PickerBank {
   /** A bank that exists only to reproduce failures (the sandbox's scenario banks). */
   testOnly: boolean;
   popular: boolean;
+  /** Already connected by this person: marked so in every list, never offered under Popular. */
+  connected: boolean;
   /** Up to two letters for the badge. */
   initials: string;
   /** One of BADGE_TONES badge colours, stable per bank. */
@@ -116,7 +118,7 @@ export interface PickerQuery {
 }
 
 export interface PickerGroups {
-  /** The country's popular banks (only with a country chosen and no search). */
+  /** The country's popular banks not yet connected (only with a country chosen and no search). */
   popular: PickerBank[];
   /** Every other match, by name. */
   banks: PickerBank[];
@@ -127,6 +129,9 @@ export interface PickerGroups {
 /** Lower case without accents, so "osuus" finds "Osuuspankki" and "ae" does not need "æ". */
 export const searchable = (text: string) =>
   text.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase();
+
+/** A bank already connected is not offered again as a suggestion; it stays in the full list. */
+const offeredAsPopular = (bank: PickerBank) => bank.popular && !bank.connected;
 
 export function groupBanks(
   banks: readonly PickerBank[],
@@ -144,8 +149,8 @@ export function groupBanks(
   const regular = matches.filter((bank) => !bank.testOnly).sort(byName);
   const showPopular = Boolean(query.country) && words.length === 0;
   return {
-    popular: showPopular ? regular.filter((bank) => bank.popular) : [],
-    banks: showPopular ? regular.filter((bank) => !bank.popular) : regular,
+    popular: showPopular ? regular.filter(offeredAsPopular) : [],
+    banks: showPopular ? regular.filter((bank) => !offeredAsPopular(bank)) : regular,
     scenarios: matches.filter((bank) => bank.testOnly).sort(byName),
   };
 }

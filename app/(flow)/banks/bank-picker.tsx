@@ -90,7 +90,10 @@ export function BankPicker(props: {
           </span>
           <span className="bank-row-text">
             <span className="bank-row-name">{bank.name}</span>
-            <span className="bank-row-meta">{countryName(bank.country)}</span>
+            <span className="bank-row-meta">
+              {countryName(bank.country)}
+              {bank.connected ? ` · ${t("connectedMark")}` : null}
+            </span>
           </span>
           <span className="bank-row-go" aria-hidden="true">
             ›

@@ -40,6 +40,12 @@ export default async function BanksPage({ searchParams }: { searchParams: Promis
   const regionNames = new Intl.DisplayNames([locale], { type: "region" });
   const countryName = (code: string) => regionNames.of(code) ?? code;
 
+  const connections = await connectedBanks(
+    tenantSubject(flow.client.partner?.id ?? null, { id: user.userId, email: user.email }),
+  );
+  const connectedKeys = new Set(
+    connections.map((connection) => `${connection.aspspCountry}:${connection.aspspName}`),
+  );
   const allBanks = await upstream().listBanks();
   const countries = [...new Set(allBanks.map((bank) => bank.country))]
     .map((code) => ({ code, name: countryName(code) }))
@@ -50,6 +56,7 @@ export default async function BanksPage({ searchParams }: { searchParams: Promis
     psuTypes: [...bank.psuTypes],
     testOnly: bank.testOnly ?? false,
     popular: isPopular(bank.name, bank.country),
+    connected: connectedKeys.has(`${bank.country}:${bank.name}`),
     initials: initialsOf(bank.name, bank.country),
     tone: toneOf(bank.name),
   }));
@@ -61,9 +68,6 @@ export default async function BanksPage({ searchParams }: { searchParams: Promis
   });
   const psuType = single(search.type) === "business" ? "business" : "personal";
 
-  const connections = await connectedBanks(
-    tenantSubject(flow.client.partner?.id ?? null, { id: user.userId, email: user.email }),
-  );
   const csrf = csrfToken(flow, "bank");
 
   return (
