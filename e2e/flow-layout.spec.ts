@@ -169,3 +169,6 @@ for (const locale of ["en", "de", "fi"] as const) {
     await fresh.context.close();
   });
 }
+    // An app that is not registered: the page says so, in the person's language.
+    await fresh.page.goto(`/oauth/authorize?client_id=obc_unknown&ui_locales=${locale}`);
+    await checkScreen(fresh.page, locale, "authorize-unknown-client", null);

@@ -60,13 +60,18 @@ test("without JavaScript the relay page offers a button that posts the same fiel
   await context.close();
 });
 
-test("a bad redirect URI is refused with JSON and the browser goes nowhere", async ({ page }) => {
+test("a bad redirect URI is refused with a page in the person's language and the browser goes nowhere", async ({
+  page,
+}) => {
   const response = await page.goto(authorizeUrl({ redirect_uri: "https://evil.example/callback" }));
   expect(response?.status()).toBe(400);
   expect(page.url()).toContain("/oauth/authorize");
-  await expect(page.locator("body")).toContainText(
-    "redirect_uri is not registered for this client",
+  await expect(page.locator("h1")).toHaveText("This sign-in link does not work");
+  await expect(page.locator("main [role=alert]")).toContainText("not registered");
+  await expect(page.locator("main code")).toHaveText(
+    "invalid_request: redirect_uri is not registered for this client",
   );
+  await expect(page.locator("a, form, script")).toHaveCount(0);
 });
 
 test("a signed-out user is sent to the login page with the authorize URL to come back to", async ({

@@ -11,6 +11,15 @@ export async function relayLabels(locale: Locale) {
   return { lang: locale, title: t("title"), message: t("message"), button: t("button") };
 }
 
+/** The page for an authorization request that cannot be verified (lib/oauth/authorize-error-page.ts). */
+export async function authorizeErrorTranslator(locale: Locale) {
+  return createTranslator({
+    locale,
+    messages: await loadMessages(locale),
+    namespace: "AuthorizeError",
+  });
+}
+
 /**
  * A strict translator for mails: a missing or broken message throws rather
  * than putting a key into someone's inbox.

@@ -75,6 +75,49 @@ describe("authorize: client and redirect URI come first (/docs/flow)", () => {
     );
   });
 
+  it("unknown client_id from a person's browser → a 400 page in their language, nothing sent anywhere", async () => {
+    const client = await createTestClient();
+    const url = authorizeUrl({ ...client, clientId: "obc_unknown" });
+    const html = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+    const response = await authorize(url, { Accept: html, "Accept-Language": "de-DE,de;q=0.9" });
+    expect(response.status).toBe(400);
+    expect(response.headers.get("location")).toBeNull();
+    expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(response.headers.get("cache-control")).toBe("no-store");
+    const csp = response.headers.get("content-security-policy") ?? "";
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("form-action 'none'");
+    expect(csp).not.toContain("script-src");
+    const page = await response.text();
+    expect(page).toContain('<html lang="de">');
+    expect(page).toContain("ist Bank Connect nicht bekannt");
+    expect(page).toContain("<code>invalid_request: unknown client_id</code>");
+    expect(page).not.toMatch(/<script|<form|<a /);
+
+    // ui_locales picks the language; a redirect URI not registered says so.
+    const fi = await authorize(
+      authorizeUrl(client, { redirect_uri: "https://evil.example/cb", ui_locales: "fi" }),
+      {
+        Accept: html,
+      },
+    );
+    expect(fi.status).toBe(400);
+    const finnish = await fi.text();
+    expect(finnish).toContain('<html lang="fi">');
+    expect(finnish).toContain("paluuosoitteen");
+    expect(finnish).not.toContain("evil.example");
+  });
+
+  it("a program's request (no text/html, or text/html refused) still gets the JSON", async () => {
+    const client = await createTestClient();
+    const url = authorizeUrl({ ...client, clientId: "obc_unknown" });
+    for (const accept of ["application/json", "*/*", "text/html;q=0"]) {
+      const response = await authorize(url, { Accept: accept });
+      expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+      await expectBadRequest(response, /unknown client_id/);
+    }
+  });
+
   it("missing or duplicated client_id → 400 JSON", async () => {
     const client = await createTestClient();
     await expectBadRequest(

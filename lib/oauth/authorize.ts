@@ -4,17 +4,17 @@ import { canNameClient } from "../keys/client-credentials";
 import { fromUiLocales, negotiateLocale } from "../i18n/locales";
 import { relayLabels } from "../i18n/translate";
 import { log } from "../log";
-import { OAuthError, toErrorBody, toOAuthError } from "./errors";
+import { OAuthError, toOAuthError } from "./errors";
 import { SCOPE } from "./metadata";
 import { asciiName, findDuplicate, optionalParam } from "./params";
 import { isWellFormedS256Challenge } from "./pkce";
+import { unverifiedAuthorizeResponse } from "./authorize-error-page";
 import { errorFields, relayResponse } from "./relay";
-import { oauthJson, withRetryAfter } from "./responses";
 
 /**
  * GET /oauth/authorize (/docs/flow, /docs/errors). Client and exact redirect
- * URI are checked first and answer 400 JSON, never sending anything to an
- * unverified address (docs/architecture.md#no-redirect-before-verification). Every later rule answers with the
+ * URI are checked first and answer 400 (JSON, or a page for a person's
+ * browser), never sending anything to an unverified address (docs/architecture.md#no-redirect-before-verification). Every later rule answers with the
  * form_post error relay to the verified redirect URI.
  */
 
@@ -211,10 +211,7 @@ export async function checkAuthorizeRequest(request: Request): Promise<Authorize
     if (oauthError.code === "server_error")
       log.error("authorize.server_error", { error: oauthError.cause });
     const status = oauthError.status >= 500 ? oauthError.status : 400;
-    return {
-      ok: false,
-      response: withRetryAfter(oauthJson(toErrorBody(oauthError), status), oauthError),
-    };
+    return { ok: false, response: await unverifiedAuthorizeResponse(request, oauthError, status) };
   }
 
   const refuse = async (error: unknown): Promise<Response> => {

@@ -8,7 +8,9 @@ export default function ErrorsPage() {
       <h2>Authorize</h2>
       <p>
         An unknown <code>client_id</code> or a <code>redirect_uri</code> not registered for it
-        answers 400 JSON to the browser. Everything else is relayed to your redirect URI with{" "}
+        answers 400 with <code>{"{error, error_description}"}</code> JSON; a browser that accepts{" "}
+        <code>text/html</code> gets a page in the person&apos;s language instead, with the same
+        status and the same reason for you. Everything else is relayed to your redirect URI with{" "}
         <code>error</code>, <code>error_description</code>, <code>state</code> and <code>iss</code>{" "}
         (see <Link href="/docs/relay">the relay</Link>):
       </p>

@@ -117,10 +117,12 @@ export default function FlowPage() {
         </table>
       </div>
       <p>
-        A wrong <code>client_id</code> or <code>redirect_uri</code> answers 400 JSON in the browser
-        (nothing can be posted to an unverified address). Every other problem is relayed to your
-        redirect URI as an error: see <Link href="/docs/errors">errors</Link>. A flow is bound to
-        the browser by a cookie valid for one hour; keep the pending login at least that long.
+        A wrong <code>client_id</code> or <code>redirect_uri</code> answers 400 (nothing can be
+        posted to an unverified address): JSON to a program, and to a browser a page in the
+        person&apos;s language that names the technical reason for you. Every other problem is
+        relayed to your redirect URI as an error: see <Link href="/docs/errors">errors</Link>. A
+        flow is bound to the browser by a cookie valid for one hour; keep the pending login at least
+        that long.
       </p>
       <Example name="authorizeUrl" />
 
