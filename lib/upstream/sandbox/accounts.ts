@@ -35,32 +35,79 @@ const ACCOUNT_NAMES = {
   ],
 } as const satisfies Record<SandboxCountry, readonly string[]>;
 
-/** ISO 20022 cash account type, product and the nicknames a user might give it. */
+/** ISO 20022 cash account type, and which of the country's names the account has. */
 const KIND_DETAILS = {
-  current: { nameIndex: 0, type: "CACC", product: "Sandbox Everyday", nicknames: ["Daily", null] },
-  joint: { nameIndex: 1, type: "CACC", product: "Sandbox Joint", nicknames: ["Household", null] },
-  savings: { nameIndex: 2, type: "SVGS", product: "Sandbox Saver", nicknames: ["Buffer", null] },
-  business: {
-    nameIndex: 3,
-    type: "CACC",
-    product: "Sandbox Business",
-    nicknames: ["Drift", "Operations"],
+  current: { nameIndex: 0, type: "CACC" },
+  joint: { nameIndex: 1, type: "CACC" },
+  savings: { nameIndex: 2, type: "SVGS" },
+  business: { nameIndex: 3, type: "CACC" },
+  merchant: { nameIndex: 3, type: "CACC" },
+  "business-savings": { nameIndex: 4, type: "SVGS" },
+} as const satisfies Record<AccountKind, { nameIndex: number; type: string }>;
+
+/**
+ * Per country, in its language as a bank there would show it: the product
+ * of each kind of account, and the nicknames its owner might have given it
+ * (null: none).
+ */
+const KIND_TEXTS = {
+  DK: {
+    current: { product: "Sandbox Hverdag", nicknames: ["Daglig", null] },
+    joint: { product: "Sandbox Fælles", nicknames: ["Husholdning", null] },
+    savings: { product: "Sandbox Opsparing", nicknames: ["Buffer", null] },
+    business: { product: "Sandbox Erhverv", nicknames: ["Drift", "Lønninger"] },
+    merchant: { product: "Sandbox Butik", nicknames: ["Butik", null] },
+    "business-savings": {
+      product: "Sandbox Erhvervsopsparing",
+      nicknames: ["Skattereserve", null],
+    },
   },
-  merchant: {
-    nameIndex: 3,
-    type: "CACC",
-    product: "Sandbox Merchant",
-    nicknames: ["Shop", null],
+  SE: {
+    current: { product: "Sandbox Vardag", nicknames: ["Vardag", null] },
+    joint: { product: "Sandbox Gemensam", nicknames: ["Hushåll", null] },
+    savings: { product: "Sandbox Spar", nicknames: ["Buffert", null] },
+    business: { product: "Sandbox Företag", nicknames: ["Drift", "Löner"] },
+    merchant: { product: "Sandbox Handlare", nicknames: ["Butik", null] },
+    "business-savings": { product: "Sandbox Företagsspar", nicknames: ["Skattereserv", null] },
   },
-  "business-savings": {
-    nameIndex: 4,
-    type: "SVGS",
-    product: "Sandbox Business Saver",
-    nicknames: ["Tax reserve", null],
+  NO: {
+    current: { product: "Sandbox Hverdag", nicknames: ["Daglig", null] },
+    joint: { product: "Sandbox Felles", nicknames: ["Husholdning", null] },
+    savings: { product: "Sandbox Spare", nicknames: ["Buffer", null] },
+    business: { product: "Sandbox Bedrift", nicknames: ["Drift", "Lønn"] },
+    merchant: { product: "Sandbox Butikk", nicknames: ["Butikk", null] },
+    "business-savings": { product: "Sandbox Bedriftsspare", nicknames: ["Skattereserve", null] },
+  },
+  FI: {
+    current: { product: "Sandbox Arki", nicknames: ["Arki", null] },
+    joint: { product: "Sandbox Yhteinen", nicknames: ["Kotitalous", null] },
+    savings: { product: "Sandbox Säästö", nicknames: ["Puskuri", null] },
+    business: { product: "Sandbox Yritys", nicknames: ["Käyttö", "Palkat"] },
+    merchant: { product: "Sandbox Kauppias", nicknames: ["Kauppa", null] },
+    "business-savings": { product: "Sandbox Yrityssäästö", nicknames: ["Verovaraus", null] },
+  },
+  DE: {
+    current: { product: "Sandbox Alltag", nicknames: ["Alltag", null] },
+    joint: { product: "Sandbox Gemeinsam", nicknames: ["Haushalt", null] },
+    savings: { product: "Sandbox Sparen", nicknames: ["Rücklage", null] },
+    business: { product: "Sandbox Geschäft", nicknames: ["Betrieb", "Gehälter"] },
+    merchant: { product: "Sandbox Händler", nicknames: ["Laden", null] },
+    "business-savings": { product: "Sandbox Geschäft Sparen", nicknames: ["Steuerrücklage", null] },
+  },
+  NL: {
+    current: { product: "Sandbox Dagelijks", nicknames: ["Dagelijks", null] },
+    joint: { product: "Sandbox Samen", nicknames: ["Huishouden", null] },
+    savings: { product: "Sandbox Sparen", nicknames: ["Buffer", null] },
+    business: { product: "Sandbox Zakelijk", nicknames: ["Bedrijf", "Salarissen"] },
+    merchant: { product: "Sandbox Winkelier", nicknames: ["Winkel", null] },
+    "business-savings": {
+      product: "Sandbox Zakelijk Sparen",
+      nicknames: ["Belastingreserve", null],
+    },
   },
 } as const satisfies Record<
-  AccountKind,
-  { nameIndex: number; type: string; product: string; nicknames: readonly (string | null)[] }
+  SandboxCountry,
+  Record<AccountKind, { product: string; nicknames: readonly (string | null)[] }>
 >;
 
 export type SessionClaims = SandboxClaims<"session">;
@@ -120,7 +167,7 @@ function toSandboxAccount(uid: string, claims: AccountClaims): SandboxAccount | 
     iban: toIban(country, bban),
     bban,
     accountName: ACCOUNT_NAMES[country][details.nameIndex],
-    displayName: random.pick(details.nicknames),
+    displayName: random.pick(KIND_TEXTS[country][kind].nicknames),
   };
 }
 
@@ -168,7 +215,7 @@ export function toUpstreamAccount(account: SandboxAccount): UpstreamAccount {
     iban: account.iban,
     bban: account.bban,
     accountName: account.accountName,
-    product: KIND_DETAILS[account.kind].product,
+    product: KIND_TEXTS[account.country][account.kind].product,
     displayName: account.displayName,
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { UpstreamError, type UpstreamSession, type UpstreamTransaction } from "../types";
-import { SANDBOX_COUNTRIES } from "./banks";
+import { SANDBOX_BANKS, SANDBOX_COUNTRIES, type SandboxBank } from "./banks";
 import {
   approveSandboxAuthorization,
   denySandboxAuthorization,
@@ -144,6 +144,30 @@ describe("sandbox accounts", () => {
         expect(account.currency).toBe(SANDBOX_COUNTRIES[country].currency);
       }
     }
+  });
+
+  it("names products and nicknames in the bank's own language, never in English", async () => {
+    const english =
+      /\b(Everyday|Daily|Joint|Household|Saver|Business|Operations|Merchant|Shop|Tax)\b/;
+    const seen = new Set<string>();
+    const banks: readonly SandboxBank[] = SANDBOX_BANKS;
+    for (const bank of banks) {
+      if (bank.scenario) continue;
+      for (const psuType of bank.psuTypes) {
+        if (bank.accounts[psuType].length === 0) continue;
+        const session = await connect(bank.name, bank.country, psuType);
+        for (const account of session.accounts) {
+          for (const text of [account.product, account.displayName, account.accountName]) {
+            if (text === null || text === undefined) continue;
+            expect(text, `${bank.name} ${psuType}`).not.toMatch(english);
+            seen.add(text);
+          }
+        }
+      }
+    }
+    // The products are the country's own.
+    expect(seen).toContain("Sandbox Geschäft");
+    expect(seen).toContain("Sandbox Hverdag");
   });
 
   it("gives booked and available balances, booked matching the newest balanceAfter", async () => {
