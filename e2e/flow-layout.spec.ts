@@ -124,6 +124,14 @@ for (const locale of ["en", "de", "fi"] as const) {
     await expect(page).toHaveURL(/\/setup$/);
     await expect(page.locator("#passphrase")).toBeVisible();
     await checkScreen(page, locale, "setup", 'main form button[type="submit"]');
+    // A passphrase easy to guess: the meter, the reason and the refusal.
+    await page.locator("#passphrase").fill("password12");
+    await page.locator("#confirm").fill("password12");
+    await expect(page.locator(".strength-weak")).toBeVisible();
+    await page.locator('main form button[type="submit"]').click();
+    await expect(page.locator("main [role=alert]")).toBeVisible();
+    // The refusal has the focus (scrolled into view); the action follows right under it.
+    await checkScreen(page, locale, "setup-weak", null);
 
     await createKey(page);
     await expect(page).toHaveURL(/\/banks/);

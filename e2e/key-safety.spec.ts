@@ -177,6 +177,83 @@ test("setup resumes after a reload or Back at every step and is not left without
   await expectDataOpensOnlyWith(token.user, values.privateKey ?? "");
 });
 
+test("a passphrase easy to guess is refused, saying why; the meter follows typing; the estimator loads apart", async ({
+  page,
+}) => {
+  const client = await createJourneyClient(partnerApp().redirectUri);
+  const email = uniqueEmail();
+  // The estimator's code (with its dictionaries) is a script of its own, not one the page starts with.
+  const estimatorScripts: string[] = [];
+  page.on("response", async (response) => {
+    if (!response.url().endsWith(".js")) return;
+    const body = await response.text().catch(() => "");
+    if (body.includes("extendedRepeat")) estimatorScripts.push(new URL(response.url()).pathname);
+  });
+  await startFlow(page, client);
+  await signInByLink(page, email);
+  await expect(page).toHaveURL(/\/setup$/);
+  // The scripts the screen's HTML starts with (later ones are added by import()).
+  const html = await (await page.request.get("/setup")).text();
+  const pageScripts = [...html.matchAll(/<(?:script|link)[^>]+(?:src|href)="([^"]+\.js)"/g)].map(
+    ([, src]) => new URL(src ?? "", page.url()).pathname,
+  );
+  expect(pageScripts.length).toBeGreaterThan(0);
+
+  const field = page.locator("#passphrase");
+  const meter = page.locator(".strength");
+  await expect(meter).toBeHidden();
+  await field.fill("passwor");
+  await expect(meter).toContainText("Strength: too short");
+  for (const [guessable, reason] of [
+    ["password12", "This is one of the most used passwords."],
+    ["1234567890", "This is one of the most used passwords."],
+    [email, "It contains your email address"],
+  ] as const) {
+    await field.fill(guessable);
+    await expect(meter).toContainText(/Strength: (very weak|weak|not strong enough)/);
+    await expect(meter).toContainText(reason);
+    await expect(page.locator(".strength-weak")).toBeVisible();
+    await page.locator("#confirm").fill(guessable);
+    await page.locator('form button.button[type="submit"]').click();
+    await expect(alert(page)).toBeFocused();
+    await expect(alert(page)).toContainText("This passphrase is too easy to guess.");
+    await expect(alert(page)).toContainText("Use four or more words");
+    await expect(field).toHaveAttribute("aria-invalid", "true");
+    await expect(page.locator(BACKUP_LINK)).toHaveCount(0);
+  }
+  await expect(field).toHaveAccessibleDescription(/Strength: .*email address/);
+  await expectAccessible(page);
+
+  recordSecret("passphrase", PASSPHRASE);
+  await field.fill(PASSPHRASE);
+  await expect(field).not.toHaveAttribute("aria-invalid", /.*/);
+  await expect(meter).toContainText("Strength: very strong");
+  await expect(page.locator(".strength-strong")).toBeVisible();
+  await page.locator("#confirm").fill(PASSPHRASE);
+  await page.locator('form button.button[type="submit"]').click();
+  await expect(page.locator(BACKUP_LINK)).toBeVisible({ timeout: 30_000 });
+  expect(estimatorScripts.length).toBeGreaterThan(0);
+  for (const script of estimatorScripts) expect(pageScripts).not.toContain(script);
+});
+
+test("in German the meter and the refusal speak German, not the estimator's English", async ({
+  browser,
+}) => {
+  const context = await browser.newContext({ locale: "de-DE" });
+  const page = await context.newPage();
+  const client = await createJourneyClient(partnerApp().redirectUri);
+  await startFlow(page, client);
+  await signInByLink(page, uniqueEmail());
+  await page.locator("#passphrase").fill("qwertzuiop");
+  const meter = page.locator(".strength");
+  await expect(meter).toContainText("Stärke:");
+  await page.locator("#confirm").fill("qwertzuiop");
+  await page.locator('form button.button[type="submit"]').click();
+  await expect(alert(page)).toContainText("Diese Passphrase ist zu leicht zu erraten.");
+  await expect(page.locator("main")).not.toContainText(/guess|keyboard|Add another word/i);
+  await context.close();
+});
+
 test("a link-style action's label is centred: under its button on a phone, level with it on a desktop", async ({
   page,
 }) => {

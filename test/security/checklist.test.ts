@@ -56,6 +56,7 @@ const CHECKLIST_ITEMS = [
   "partner security log: no end user's network address; paging by an opaque cursor bound to the partner (another's or a changed one: 400)",
   "a user's key backup is encrypted; the plaintext key only as an explicit developer export",
   "key setup is not left without a saved backup, and a reload or Back never loses a key the browser holds",
+  "a backup passphrase must be hard to guess, not only 10 characters long: estimated in the browser (zxcvbn-ts, the screen's language), refused below score 3",
   "starting over with a new key leaves nothing sealed to the old key and revokes the API keys that read it",
   "the unlocked key stays with one tab and is forgotten once the relay is posted",
   "a finished, expired or replaced flow acts on nothing: no second relay, read-only lookups, links only to the partner's registered origin",

@@ -14,6 +14,7 @@ import { keepUnlockedInTab } from "@/lib/keys/tab-unlock";
 import { FocusedAlert, useShownError } from "./focused-alert";
 import type { SetupProps } from "./key-setup";
 import { MIN_PASSPHRASE } from "./new-key-form";
+import { StrengthMeter, usePassphraseStrength, useWeakPassphraseText } from "./passphrase-strength";
 import { postKey } from "./setup-requests";
 
 /**
@@ -29,7 +30,10 @@ export function ImportForm(props: SetupProps & { replaced: boolean }) {
   const t = useTranslations("Setup");
   const [file, setFile] = useState<BackupFile | null>(null);
   const [busy, setBusy] = useState(false);
+  const [passphraseInvalid, setPassphraseInvalid] = useState(false);
   const alert = useShownError();
+  const strength = usePassphraseStrength([props.email, props.partner, props.service]);
+  const weakText = useWeakPassphraseText();
 
   async function onFile(event: ChangeEvent<HTMLInputElement>) {
     setFile(null);
@@ -51,7 +55,19 @@ export function ImportForm(props: SetupProps & { replaced: boolean }) {
     const form = new FormData(event.currentTarget);
     const passphrase = String(form.get("passphrase") ?? "");
     if (file.kind === "plain") {
-      if (passphrase.length < MIN_PASSPHRASE) return alert.show(t("tooShort"));
+      // A new passphrase for the key in this browser: as strong as one chosen at setup.
+      if (passphrase.length < MIN_PASSPHRASE) {
+        setPassphraseInvalid(true);
+        return alert.show(t("tooShort"));
+      }
+      setBusy(true);
+      const estimate = await strength.check(passphrase).catch(() => null);
+      setBusy(false);
+      if (!estimate) return alert.show(t("failed"));
+      if (!estimate.strong) {
+        setPassphraseInvalid(true);
+        return alert.show(weakText());
+      }
       if (passphrase !== String(form.get("confirm") ?? "")) return alert.show(t("mismatch"));
     }
     alert.clear();
@@ -138,8 +154,19 @@ export function ImportForm(props: SetupProps & { replaced: boolean }) {
               autoComplete="new-password"
               minLength={MIN_PASSPHRASE}
               required
-              aria-describedby="passphrase-help"
+              aria-invalid={passphraseInvalid || undefined}
+              aria-describedby="passphrase-help passphrase-strength"
               autoFocus
+              onFocus={strength.prepare}
+              onChange={(event) => {
+                setPassphraseInvalid(false);
+                strength.watch(event.target.value);
+              }}
+            />
+            <StrengthMeter
+              id="passphrase-strength"
+              strength={strength.strength}
+              tooShort={strength.typedLength < MIN_PASSPHRASE}
             />
             <span id="passphrase-help" className="field-help">
               {t("passphraseHelp")}

@@ -8,6 +8,7 @@ import { createKeyBackup } from "@/lib/keys/key-backup";
 import { keepUnlockedInTab } from "@/lib/keys/tab-unlock";
 import { FocusedAlert, useShownError } from "./focused-alert";
 import type { SetupProps } from "./key-setup";
+import { StrengthMeter, usePassphraseStrength, useWeakPassphraseText } from "./passphrase-strength";
 
 export const MIN_PASSPHRASE = 10;
 
@@ -18,8 +19,10 @@ const normalizeWord = (text: string) =>
 /**
  * Makes a new key: on first setup, or when starting over (`replaces` is the
  * registered key it will replace), which first says what is lost and asks for
- * a typed confirmation. The key and its encrypted backup are kept in
- * IndexedDB before anything else happens, and stay unlocked for this tab.
+ * a typed confirmation. The passphrase must be at least MIN_PASSPHRASE long
+ * and hard to guess (its strength is shown as it is typed). The key and its
+ * encrypted backup are kept in IndexedDB before anything else happens, and
+ * stay unlocked for this tab.
  */
 export function NewKeyForm(
   props: SetupProps & {
@@ -30,9 +33,12 @@ export function NewKeyForm(
 ) {
   const t = useTranslations("Setup");
   const [busy, setBusy] = useState(false);
+  const [passphraseInvalid, setPassphraseInvalid] = useState(false);
   const alert = useShownError();
   const startingOver = props.replaces !== null;
   const word = t("startOverWord");
+  const strength = usePassphraseStrength([props.email, props.partner, props.service]);
+  const weakText = useWeakPassphraseText();
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -41,7 +47,18 @@ export function NewKeyForm(
     if (startingOver && normalizeWord(String(form.get("word") ?? "")) !== normalizeWord(word)) {
       return alert.show(t("startOverMismatch", { word }));
     }
-    if (passphrase.length < MIN_PASSPHRASE) return alert.show(t("tooShort"));
+    if (passphrase.length < MIN_PASSPHRASE) {
+      setPassphraseInvalid(true);
+      return alert.show(t("tooShort"));
+    }
+    setBusy(true);
+    const estimate = await strength.check(passphrase).catch(() => null);
+    setBusy(false);
+    if (!estimate) return alert.show(t("failed"));
+    if (!estimate.strong) {
+      setPassphraseInvalid(true);
+      return alert.show(weakText());
+    }
     if (passphrase !== String(form.get("confirm") ?? "")) return alert.show(t("mismatch"));
     alert.clear();
     setBusy(true);
@@ -102,8 +119,19 @@ export function NewKeyForm(
           autoComplete="new-password"
           minLength={MIN_PASSPHRASE}
           required
-          aria-describedby="passphrase-help"
+          aria-invalid={passphraseInvalid || undefined}
+          aria-describedby="passphrase-help passphrase-strength"
           autoFocus={!startingOver}
+          onFocus={strength.prepare}
+          onChange={(event) => {
+            setPassphraseInvalid(false);
+            strength.watch(event.target.value);
+          }}
+        />
+        <StrengthMeter
+          id="passphrase-strength"
+          strength={strength.strength}
+          tooShort={strength.typedLength < MIN_PASSPHRASE}
         />
         <span id="passphrase-help" className="field-help">
           {t("passphraseHelp")}
