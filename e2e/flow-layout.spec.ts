@@ -174,9 +174,9 @@ for (const locale of ["en", "de", "fi"] as const) {
     const fresh = await newPage(browser, locale);
     await fresh.page.goto("/error?reason=expired");
     await checkScreen(fresh.page, locale, "error-no-flow", ".actions a.button");
-    await fresh.context.close();
-  });
-}
     // An app that is not registered: the page says so, in the person's language.
     await fresh.page.goto(`/oauth/authorize?client_id=obc_unknown&ui_locales=${locale}`);
     await checkScreen(fresh.page, locale, "authorize-unknown-client", null);
+    await fresh.context.close();
+  });
+}
