@@ -66,6 +66,15 @@ export CLIENT_ID=obc_…  CLIENT_SECRET=…  REDIRECT_URI=https://app.example/ca
           <strong>Discover.</strong> Read the discovery document and check that <code>issuer</code>{" "}
           equals the address you asked (cache it for up to an hour).
           <Example name="discovery" />
+          <p>
+            Bank Connect is an OAuth 2.0 authorization server (RFC 8414), not an OpenID provider: it
+            publishes <code>/.well-known/oauth-authorization-server</code> and no{" "}
+            <code>/.well-known/openid-configuration</code>. A client library that looks for the
+            OpenID document by default gets a 404 there. With <code>openid-client</code> (
+            <code>npm install openid-client</code>), pass <code>{`{ algorithm: "oauth2" }`}</code>{" "}
+            to <code>discovery()</code>:
+          </p>
+          <Example name="discoverOpenidClient" />
         </li>
         <li>
           <strong>Send the user to authorize.</strong> Create a PKCE verifier and a random{" "}

@@ -59,6 +59,12 @@ export const EXAMPLES = {
     ["BASE_URL"],
     [`curl -sS --fail-with-body "$BASE_URL/.well-known/oauth-authorization-server"`],
   ),
+  discoverOpenidClient: {
+    id: "discover-openid-client",
+    title: "Discover with openid-client (algorithm oauth2)",
+    language: "ts",
+    file: "discover-openid-client.ts",
+  },
   authorizeUrl: {
     id: "authorize-url",
     title: "Build an authorize URL with PKCE",

@@ -12,7 +12,7 @@ export const DOC_PAGES: DocPage[] = [
   {
     path: "/docs",
     title: "Quick start",
-    examples: ["discovery", "authorizeUrl", "tokenCurl", "accounts"],
+    examples: ["discovery", "discoverOpenidClient", "authorizeUrl", "tokenCurl", "accounts"],
   },
   { path: "/docs/flow", title: "The flow", examples: ["authorizeUrl"] },
   { path: "/docs/relay", title: "The relay", examples: ["relay"] },
