@@ -1,5 +1,7 @@
+import { connect } from "node:net";
 import { expect, test, type APIResponse } from "@playwright/test";
 import { authorizePath, createJourneyClient, newPkce } from "./support/journey";
+import { E2E_PORT } from "./support/origin";
 import { partnerAppForSpec } from "./support/partner-app";
 
 /**
@@ -96,4 +98,65 @@ test("unknown methods answer 405 and malformed ids 400, before routing, with the
   expect(malformed.status()).toBe(400);
   expect(await malformed.json()).toMatchObject({ error: "invalid_request" });
   expectBaseline(malformed, "a malformed id");
+});
+
+/** One request as raw bytes (no HTTP client sends these targets); the answer's head. */
+function rawHead(requestLine: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(E2E_PORT, "localhost");
+    const chunks: Buffer[] = [];
+    socket.on("data", (chunk) => chunks.push(chunk));
+    socket.on("error", reject);
+    socket.on("end", () => resolve(Buffer.concat(chunks).toString("latin1").split("\r\n\r\n")[0]!));
+    socket.write(`${requestLine}\r\nHost: localhost:${E2E_PORT}\r\nConnection: close\r\n\r\n`);
+  });
+}
+
+test("a request target that is not a path answers 400, never a 500 or a redirect to another host", async () => {
+  for (const line of [
+    "GET * HTTP/1.1",
+    "OPTIONS * HTTP/1.1",
+    "GET http://evil.example/login HTTP/1.1",
+    `GET http://localhost:${E2E_PORT}/login HTTP/1.1`,
+  ]) {
+    const head = await rawHead(line);
+    expect(head, line).toMatch(/^HTTP\/1\.1 400 /);
+    expect(head, line).not.toMatch(/^location:/im);
+    expect(head, line).toMatch(/^cache-control: no-store$/im);
+  }
+  expect(await rawHead("GET /login HTTP/1.1")).toMatch(/^HTTP\/1\.1 200 /);
+});
+
+test("a method a route does not serve answers 405 naming those it does", async ({ request }) => {
+  for (const [method, path, allow] of [
+    ["GET", "/oauth/token", "OPTIONS, POST"],
+    ["GET", "/oauth/revoke", "OPTIONS, POST"],
+    ["POST", "/oauth/authorize", "GET, HEAD, OPTIONS"],
+    ["PUT", "/.well-known/oauth-authorization-server", "GET, HEAD, OPTIONS"],
+    ["DELETE", "/consent/approve", "OPTIONS, POST"],
+  ] as const) {
+    const answer = await request.fetch(path, { method, maxRedirects: 0 });
+    expect(answer.status(), `${method} ${path}`).toBe(405);
+    expect(answer.headers().allow, `${method} ${path}`).toBe(allow);
+    expectBaseline(answer, `${method} ${path}`);
+  }
+  // Next's own OPTIONS answer names the same methods.
+  const options = await request.fetch("/oauth/token", { method: "OPTIONS" });
+  expect(options.status()).toBe(204);
+  expect(options.headers().allow).toBe("OPTIONS, POST");
+});
+
+test("a 401 names its scheme: Basic for client authentication, a bare Bearer without a key", async ({
+  request,
+}) => {
+  const token = await request.post("/oauth/token", {
+    form: { grant_type: "authorization_code", code: "c", code_verifier: "v".repeat(43) },
+  });
+  expect(token.status()).toBe(401);
+  expect(token.headers()["www-authenticate"]).toBe('Basic realm="oauth"');
+  const noKey = await request.get("/api/accounts");
+  expect(noKey.status()).toBe(401);
+  expect(noKey.headers()["www-authenticate"]).toBe('Bearer realm="api"');
+  const badKey = await request.get("/api/accounts", { headers: { "X-Api-Key": "ebk_unknown" } });
+  expect(badKey.headers()["www-authenticate"]).toBe('Bearer error="invalid_token"');
 });
