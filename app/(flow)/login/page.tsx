@@ -71,6 +71,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
             returnUrl={returnUrl}
             reconfirm={reconfirm}
             focus={!search.error}
+            invalid={CODE_ERRORS.has(search.error ?? "")}
           />
           <EmailForm flow={flow} email={email} returnUrl={returnUrl} reconfirm={reconfirm} resend />
         </>
@@ -81,7 +82,6 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
           ) : mailFailed ? null : (
             <p>{t("intro", { partner })}</p>
           )}
-            invalid={CODE_ERRORS.has(search.error ?? "")}
           <EmailForm
             flow={flow}
             email={email}
@@ -89,6 +89,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
             reconfirm={reconfirm}
             focus={!search.error}
             retry={mailFailed}
+            invalid={search.error === "invalid_email"}
           />
         </>
       )}
@@ -96,12 +97,17 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
   );
 }
 
+/** The message's id: a field it is about is described by it. */
+const MESSAGE_ID = "login-message";
+
+/** Errors about the typed code: the code field is marked invalid. */
+const CODE_ERRORS = new Set(["wrong", "expired", "code_format"]);
+
 async function LoginMessage({ search, email }: { search: Search; email: string }) {
   const t = await getTranslations("Login");
   const parsed = Number.parseInt(search.retry ?? "", 10);
   const seconds = Number.isFinite(parsed) && parsed > 0 ? parsed : 60;
   const left = Number.parseInt(search.left ?? "", 10);
-            invalid={search.error === "invalid_email"}
   const when = inAWhile(await getLocale(), seconds);
   const messages: Record<string, string> = {
     invalid_email: t("invalidEmail"),
@@ -110,12 +116,6 @@ async function LoginMessage({ search, email }: { search: Search; email: string }
     expired: t("expired"),
     throttled: t("throttled", { seconds }),
     // The PIN budget paused codes (lib/auth/pin-budget.ts); the link still signs in.
-/** The message's id: a field it is about is described by it. */
-const MESSAGE_ID = "login-message";
-
-/** Errors about the typed code: the code field is marked invalid. */
-const CODE_ERRORS = new Set(["wrong", "expired", "code_format"]);
-
     pin_closed: t("pinClosed", { when }),
     too_many_failures: t("tooManyFailures", { when }),
     code_format: t("codeFormat"),
@@ -150,6 +150,7 @@ async function EmailForm({
   resend = false,
   focus = false,
   retry = false,
+  invalid = false,
 }: {
   flow: LoadedFlow | null;
   email: string;
@@ -159,11 +160,12 @@ async function EmailForm({
   focus?: boolean;
   /** The last mail could not be sent: the button tries again. */
   retry?: boolean;
+  /** The address was refused: the field is marked invalid and described by the message. */
+  invalid?: boolean;
 }) {
   const t = await getTranslations("Login");
   return (
     <form method="post" action="/login/request" className="stack">
-  invalid = false,
       {flow ? <input type="hidden" name="csrf" value={csrfToken(flow, "login")} /> : null}
       <input type="hidden" name="returnUrl" value={returnUrl} />
       {reconfirm ? <input type="hidden" name="reconfirm" value={reconfirm} /> : null}
@@ -173,8 +175,6 @@ async function EmailForm({
           <p className="small muted">
             {t("noMail")}{" "}
             <button type="submit" className="button-link">
-  /** The address was refused: the field is marked invalid and described by the message. */
-  invalid?: boolean;
               {t("resend")}
             </button>{" "}
             ·{" "}
@@ -224,12 +224,15 @@ async function CodeForm({
   returnUrl,
   reconfirm,
   focus,
+  invalid,
 }: {
   flow: LoadedFlow | null;
   email: string;
   returnUrl: string;
   reconfirm: Reconfirm;
   focus: boolean;
+  /** The code was refused: the field is marked invalid and described by the message. */
+  invalid: boolean;
 }) {
   const t = await getTranslations("Login");
   return (
@@ -237,15 +240,12 @@ async function CodeForm({
       {flow ? <input type="hidden" name="csrf" value={csrfToken(flow, "login")} /> : null}
       <input type="hidden" name="returnUrl" value={returnUrl} />
       {reconfirm ? <input type="hidden" name="reconfirm" value={reconfirm} /> : null}
-  invalid,
       <input type="hidden" name="email" value={email} />
       <div className="field">
         <label htmlFor="code">{t("codeLabel")}</label>
         <input
           id="code"
           name="code"
-  /** The code was refused: the field is marked invalid and described by the message. */
-  invalid: boolean;
           type="text"
           className="input-code"
           inputMode="numeric"
