@@ -1,5 +1,5 @@
 import { cookies } from "next/headers";
-import { notFound } from "next/navigation";
+import { notFound, redirect } from "next/navigation";
 import { getLocale, getTranslations } from "next-intl/server";
 import {
   demoCookieName,
@@ -8,7 +8,9 @@ import {
   PENDING_LIFETIME_MS,
 } from "@/lib/demo/demo";
 import { KEYS_COOKIE_LIFETIME_SECONDS, KEYS_COOKIE_PATH } from "@/lib/demo/key-cookie";
-import { loadDemoView, type DemoAccount } from "@/lib/demo/view";
+import type { DemoStep } from "@/lib/demo/partner-http";
+import { loadDemoView, type DemoAccount, type DemoViewStatus } from "@/lib/demo/view";
+import "./demo.css";
 
 /**
  * The demo partner's page (/demo). Everything it shows comes from the demo's
@@ -17,7 +19,10 @@ import { loadDemoView, type DemoAccount } from "@/lib/demo/view";
 
 export const dynamic = "force-dynamic";
 
-const NOTICES = ["unknown_state"] as const;
+const NOTICES = ["unknown_state", "synced"] as const;
+
+/** The states in which the connection is over and the person may connect again. */
+const ENDED: readonly DemoViewStatus[] = ["revoked", "ended", "unreadable"];
 
 function money(locale: string, amount: string, currency: string): string {
   const value = Number(amount);
@@ -29,53 +34,89 @@ function money(locale: string, amount: string, currency: string): string {
   }
 }
 
+/** A booking date (YYYY-MM-DD) in the page's language, read as a calendar date (no time zone). */
+function date(locale: string, value: string | null): string {
+  if (!value || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return value ?? "";
+  return new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone: "UTC" }).format(
+    new Date(`${value}T00:00:00Z`),
+  );
+}
+
 function AccountCard(props: {
   account: DemoAccount;
   locale: string;
-  labels: { booked: string; available: string; transactions: string; none: string };
+  labels: {
+    booked: string;
+    available: string;
+    transactions: string;
+    none: string;
+    date: string;
+    description: string;
+    amount: string;
+  };
 }) {
   const { account, locale, labels } = props;
   const booked = account.balances.find((balance) => balance.type === "ITBD");
   const available = account.balances.find((balance) => balance.type === "ITAV");
+  const balances = [
+    { label: labels.booked, balance: booked },
+    { label: labels.available, balance: available },
+  ].filter((item) => item.balance);
   return (
-    <article className="card demo-account">
-      <h3>{account.displayName ?? account.accountName ?? account.bank}</h3>
-      <p className="muted">
-        <span className="demo-account-name">{account.accountName}</span> · {account.ownerName} ·{" "}
-        {account.bank}
-      </p>
-      <p>
-        <code className="demo-iban">{account.iban}</code>
-      </p>
-      <dl>
-        {booked ? (
-          <>
-            <dt>{labels.booked}</dt>
-            <dd>{money(locale, booked.amount, booked.currency)}</dd>
-          </>
-        ) : null}
-        {available ? (
-          <>
-            <dt>{labels.available}</dt>
-            <dd>{money(locale, available.amount, available.currency)}</dd>
-          </>
-        ) : null}
-      </dl>
+    <article className="demo-account stack" aria-labelledby={`account-${account.id}`}>
+      <header className="demo-account-head">
+        <h3 id={`account-${account.id}`}>
+          {account.displayName ?? account.accountName ?? account.bank}
+        </h3>
+        <p className="muted small">
+          <span className="demo-account-name">{account.accountName}</span> · {account.ownerName} ·{" "}
+          {account.bank}
+        </p>
+        <p>
+          <code className="demo-iban">{account.iban}</code>
+        </p>
+      </header>
+      {balances.length > 0 ? (
+        <dl className="demo-balances">
+          {balances.map(({ label, balance }) => (
+            <div key={label}>
+              <dt>{label}</dt>
+              <dd>{balance ? money(locale, balance.amount, balance.currency) : null}</dd>
+            </div>
+          ))}
+        </dl>
+      ) : null}
       <h4>{labels.transactions}</h4>
       {account.transactions.length === 0 ? (
         <p className="muted">{labels.none}</p>
       ) : (
-        <table className="demo-transactions">
-          <tbody>
-            {account.transactions.map((transaction) => (
-              <tr key={transaction.id}>
-                <td>{transaction.date}</td>
-                <td>{transaction.description}</td>
-                <td>{money(locale, transaction.amount, transaction.currency)}</td>
+        <div className="table-scroll" tabIndex={0} role="region" aria-label={labels.transactions}>
+          <table className="demo-transactions">
+            <thead>
+              <tr>
+                <th scope="col">{labels.date}</th>
+                <th scope="col">{labels.description}</th>
+                <th scope="col" className="demo-amount">
+                  {labels.amount}
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {account.transactions.map((transaction) => (
+                <tr key={transaction.id}>
+                  <td className="demo-date">{date(locale, transaction.date)}</td>
+                  <td>{transaction.description}</td>
+                  <td
+                    className="demo-amount"
+                    data-sign={transaction.amount.startsWith("-") ? "debit" : "credit"}
+                  >
+                    {money(locale, transaction.amount, transaction.currency)}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </article>
   );
@@ -86,23 +127,25 @@ export default async function DemoPage(props: {
 }) {
   if (!isDemoEnabled()) notFound();
   const store = await cookies();
-  const view = await loadDemoView(
-    store.get(demoCookieName())?.value,
-    store.get(demoKeysCookieName())?.value,
-  );
+  const keysCookie = store.get(demoKeysCookieName())?.value;
+  const view = await loadDemoView(store.get(demoCookieName())?.value, keysCookie);
+  // A page cannot delete a cookie while it renders: /demo/forget does, and comes back.
+  if (view.forgetKeys) redirect("/demo/forget");
   const t = await getTranslations("Demo");
   const locale = await getLocale();
   const query = await props.searchParams;
   const notice = NOTICES.find((value) => value === query.notice);
   const session = view.session;
   const status = session?.status;
+  const ended = status !== undefined && ENDED.includes(status);
+  const lastSync = status === "connected" ? (session?.lastSync ?? null) : null;
 
   return (
     <main id="main" className="page demo">
       <div className="card stack">
         <h1>{t("title")}</h1>
         <p className="muted">{t("intro")}</p>
-        {notice ? (
+        {notice === "unknown_state" ? (
           <p className="alert" role="alert">
             {t("unknownState")}
           </p>
@@ -111,6 +154,19 @@ export default async function DemoPage(props: {
           <p className="notice">{t("pending")}</p>
         ) : null}
         {status === "connected" ? <p className="notice">{t("connected")}</p> : null}
+        {lastSync ? (
+          // At the top, where the page lands after Sync reloads it.
+          <p
+            className={`demo-sync-result ${notice === "synced" ? "alert alert-success" : "notice"}`}
+            role="status"
+          >
+            {t("syncResult", {
+              accounts: lastSync.accounts,
+              newTransactions: lastSync.newTransactions,
+              failures: lastSync.failures?.length ?? 0,
+            })}
+          </p>
+        ) : null}
         {status === "denied" ? (
           <p className="alert" role="status">
             {t("cancelled")}
@@ -121,10 +177,11 @@ export default async function DemoPage(props: {
             {t("failed")}
           </p>
         ) : null}
-        {status === "revoked" ? (
-          <p className="notice" role="status">
-            {t("revoked")}
-          </p>
+        {ended && session ? (
+          <div className="alert alert-warn demo-ended" role="status">
+            <strong className="alert-title">{t("endedTitle")}</strong>
+            <p>{endedReason(t, status, session.steps)}</p>
+          </div>
         ) : null}
         {status === "expired" ? (
           <p className="notice" role="status">
@@ -135,7 +192,9 @@ export default async function DemoPage(props: {
           <form method="post" action="/demo/start">
             {view.startToken ? <input type="hidden" name="csrf" value={view.startToken} /> : null}
             <button type="submit" className="button">
-              {t("start")}
+              {session && status !== "pending" && status !== "processing"
+                ? t("connectAgain")
+                : t("start")}
             </button>
           </form>
         ) : null}
@@ -155,20 +214,14 @@ export default async function DemoPage(props: {
                   available: t("available"),
                   transactions: t("transactionsTitle"),
                   none: t("noTransactions"),
+                  date: t("date"),
+                  description: t("description"),
+                  amount: t("amount"),
                 }}
               />
             ))}
           </div>
-          {session.lastSync ? (
-            <p className="notice demo-sync-result" role="status">
-              {t("syncResult", {
-                accounts: session.lastSync.accounts,
-                newTransactions: session.lastSync.newTransactions,
-                failures: session.lastSync.failures?.length ?? 0,
-              })}
-            </p>
-          ) : null}
-          <div className="links">
+          <div className="actions">
             <form method="post" action="/demo/sync">
               <input type="hidden" name="csrf" value={session.syncToken} />
               <button type="submit" className="button">
@@ -203,10 +256,12 @@ export default async function DemoPage(props: {
             {session.steps.map((step, index) => (
               <li key={index} data-ok={step.ok ? "true" : "false"}>
                 <strong>
-                  {step.ok ? "✓" : "✗"} {step.label}
+                  <span aria-hidden="true">{step.ok ? "✓" : "✗"}</span>{" "}
+                  {stepText(t, step.labelKey, step.label, step.values)}
                 </strong>
-                <br />
-                <code className="small wrap">{step.detail}</code>
+                <code className="small wrap">
+                  {stepText(t, step.detailKey, step.detail, step.values)}
+                </code>
               </li>
             ))}
           </ol>
@@ -214,4 +269,28 @@ export default async function DemoPage(props: {
       ) : null}
     </main>
   );
+}
+
+type DemoT = Awaited<ReturnType<typeof getTranslations<"Demo">>>;
+
+/** A protocol step's text in the page's language; a line without a message of its own as written. */
+function stepText(
+  t: DemoT,
+  key: string | undefined,
+  fallback: string,
+  values: DemoStep["values"],
+): string {
+  const path = `steps.${key}` as Parameters<DemoT>[0];
+  return key && t.has(path) ? t(path, values ?? {}) : fallback;
+}
+
+/** Why the access ended, as far as the demo knows it. */
+function endedReason(t: DemoT, status: DemoViewStatus | undefined, steps: DemoStep[]): string {
+  if (status === "revoked") return t("revoked");
+  if (status === "unreadable") return t("unreadable");
+  const refusal = steps.findLast((step) => step.labelKey === "accessEnded")?.values;
+  return t("ended", {
+    status: String(refusal?.status ?? 401),
+    error: String(refusal?.error ?? "invalid_token"),
+  });
 }

@@ -8,6 +8,7 @@ import { openOptional } from "./envelope";
 import {
   clearKeysCookie,
   KEYS_COOKIE_LIFETIME_SECONDS,
+  KEYS_COOKIE_PATH,
   keysCookie,
   keysCookieName,
   openCredentials,
@@ -20,7 +21,9 @@ import {
   getAccounts,
   revokeKey,
   syncAll,
+  type Called,
   type DemoStep,
+  type StepValues,
   type SyncResult,
 } from "./partner-http";
 import {
@@ -60,7 +63,15 @@ import { readFormBody } from "../http/body-limits";
  * the session only to the browser that started it.
  */
 
-export type DemoStatus = "pending" | "processing" | "connected" | "denied" | "failed" | "revoked";
+/**
+ * "revoked": this demo revoked its key. "ended": the service refused the key
+ * (401 invalid_token: the person ended the access at their account page,
+ * started over with a new key, or the key expired). "unreadable": the key
+ * still reads, but the data no longer opens with the private key relayed to
+ * the demo (it is sealed to another key).
+ */
+export type DemoStatus =
+  "pending" | "processing" | "connected" | "denied" | "failed" | "revoked" | "ended" | "unreadable";
 
 /** A flow lives 45 minutes on the service; the demo keeps a pending row a little longer. */
 export const PENDING_LIFETIME_MS = 50 * 60 * 1000;
@@ -90,7 +101,16 @@ const plain = (status: number, text: string) =>
 
 export const demoNotFound = () => plain(404, "Not found");
 
-export const step = (label: string, detail: string, ok = true): DemoStep => ({ label, detail, ok });
+/**
+ * One line of the protocol log: its English text, and where it has one, the
+ * message the page shows it in (`Demo.steps.<key>`, with `values`).
+ */
+export const step = (
+  label: string,
+  detail: string,
+  ok = true,
+  text: { labelKey?: string; detailKey?: string; values?: StepValues } = {},
+): DemoStep => ({ label, detail, ok, ...text });
 
 const toJson = (value: unknown) => JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;
 
@@ -98,11 +118,28 @@ export function parseSteps(value: unknown): DemoStep[] {
   if (!Array.isArray(value)) return [];
   return value.flatMap((item: unknown) => {
     if (typeof item !== "object" || item === null) return [];
-    const { label, detail, ok } = item as Record<string, unknown>;
-    return typeof label === "string" && typeof detail === "string"
-      ? [{ label, detail, ok: ok !== false }]
-      : [];
+    const { label, detail, ok, labelKey, detailKey, values } = item as Record<string, unknown>;
+    if (typeof label !== "string" || typeof detail !== "string") return [];
+    return [
+      {
+        label,
+        detail,
+        ok: ok !== false,
+        ...(typeof labelKey === "string" ? { labelKey } : {}),
+        ...(typeof detailKey === "string" ? { detailKey } : {}),
+        ...(isStepValues(values) ? { values } : {}),
+      },
+    ];
   });
+}
+
+function isStepValues(value: unknown): value is StepValues {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.values(value).every((item) => typeof item === "string" || typeof item === "number")
+  );
 }
 
 /** The per-browser token of the start form (no session exists yet). */
@@ -158,9 +195,13 @@ export async function handleDemoStart(request: Request): Promise<Response> {
     step(
       "PKCE (S256) and state created",
       `code_verifier kept sealed on the partner's server until the callback; code_challenge = ${challenge}; state = ${maskSecret(state)} (only its keyed hash is stored)`,
+      true,
+      { labelKey: "pkce", detailKey: "pkce", values: { challenge, state: maskSecret(state) } },
     ),
     // The log is stored too, so it shows the state masked like everywhere else.
-    step("GET /oauth/authorize (browser redirect)", url.replace(state, maskSecret(state))),
+    step("GET /oauth/authorize (browser redirect)", url.replace(state, maskSecret(state)), true, {
+      labelKey: "authorize",
+    }),
   ];
   await db().demoSession.create({
     data: {
@@ -209,11 +250,15 @@ export async function handleDemoCallback(request: Request): Promise<Response> {
   if (claimed.count !== 1) return redirect("/demo?notice=unknown_state");
 
   const steps = parseSteps(session.steps);
-  steps.push(step("POST /demo/callback (form_post relay received)", describeRelay(fields)));
+  steps.push(
+    step("POST /demo/callback (form_post relay received)", describeRelay(fields), true, {
+      labelKey: "relay",
+    }),
+  );
   const finished = await finishCallback(session, fields, steps).catch(
     (error: unknown): CallbackResult => {
       const message = error instanceof Error ? error.message : String(error);
-      steps.push(step("callback failed", message, false));
+      steps.push(step("callback failed", message, false, { labelKey: "callbackFailed" }));
       return { status: "failed" };
     },
   );
@@ -253,7 +298,12 @@ async function finishCallback(
   const issuer = discovery.body?.issuer;
   // The document's issuer must be the one we asked, exactly (RFC 8414; /docs).
   if (typeof issuer !== "string" || trimSlashes(issuer) !== trimSlashes(getEnv().issuer)) {
-    steps.push(step("Discovery issuer check", "the document names another issuer", false));
+    steps.push(
+      step("Discovery issuer check", "the document names another issuer", false, {
+        labelKey: "issuerCheck",
+        detailKey: "otherIssuer",
+      }),
+    );
     return { status: "failed" };
   }
   const outcome = parseRelay(fields, {
@@ -262,22 +312,48 @@ async function finishCallback(
     partnerPrivateKey: getEnv().demoPartnerPrivateKey,
   });
   if (outcome.kind === "state_mismatch") {
-    steps.push(step("state check (constant time)", "state does not match", false));
+    steps.push(
+      step("state check (constant time)", "state does not match", false, {
+        labelKey: "stateCheck",
+        detailKey: "stateMismatch",
+      }),
+    );
     return { status: "failed" };
   }
-  steps.push(step("state check (constant time)", "state matches the one this browser started"));
+  steps.push(
+    step("state check (constant time)", "state matches the one this browser started", true, {
+      labelKey: "stateCheck",
+      detailKey: "stateMatch",
+    }),
+  );
   if (outcome.kind === "issuer_mismatch") {
     steps.push(step("iss check (RFC 9207)", `iss ≠ ${issuer}`, false));
     return { status: "failed" };
   }
-  steps.push(step("iss check (RFC 9207)", `iss = ${issuer}, as discovered`));
+  steps.push(
+    step("iss check (RFC 9207)", `iss = ${issuer}, as discovered`, true, {
+      detailKey: "issMatch",
+      values: { issuer },
+    }),
+  );
   if (outcome.kind === "access_denied") {
-    steps.push(step("error = access_denied", outcome.description || "the user cancelled", false));
+    steps.push(
+      outcome.description
+        ? step("error = access_denied", outcome.description, false)
+        : step("error = access_denied", "the user cancelled", false, {
+            detailKey: "userCancelled",
+          }),
+    );
     return { status: "denied" };
   }
   if (outcome.kind !== "success") {
     const detail = outcome.kind === "oauth_error" ? `${outcome.error}: ${outcome.description}` : "";
-    steps.push(step(`relay refused: ${outcome.kind}`, detail, false));
+    steps.push(
+      step(`relay refused: ${outcome.kind}`, detail, false, {
+        labelKey: "relayRefused",
+        values: { kind: outcome.kind },
+      }),
+    );
     return { status: "failed" };
   }
   if (!session.codeVerifierEnc) return { status: "failed" };
@@ -285,6 +361,7 @@ async function finishCallback(
   steps.push(token.step);
   const apiKey = token.body?.access_token ?? token.body?.apiKey;
   if (!apiKey) return { status: "failed" };
+  const minutes = KEYS_COOKIE_LIFETIME_SECONDS / 60;
   steps.push(
     step(
       "Key and private key handed to this browser only",
@@ -292,7 +369,18 @@ async function finishCallback(
         fields.privateKey
           ? "user-key mode: data is sealed to the user's key"
           : "partner-key mode: data is sealed to the partner's configured key"
-      }); both go into an encrypted cookie for /demo (${KEYS_COOKIE_LIFETIME_SECONDS / 60} minutes), never into the partner's database`,
+      }); both go into an encrypted cookie for /demo (${minutes} minutes), never into the partner's database`,
+      true,
+      {
+        labelKey: "handedOver",
+        detailKey: fields.privateKey ? "handedOverUserKey" : "handedOverPartnerKey",
+        values: {
+          apiKey: maskSecret(apiKey),
+          privateKey: maskSecret(outcome.privateKey),
+          path: KEYS_COOKIE_PATH,
+          minutes,
+        },
+      },
     ),
   );
   // In partner-key mode the private key is the partner's own, read from its settings on each use.
@@ -356,22 +444,41 @@ export async function handleDemoSync(request: Request): Promise<Response> {
   const steps = parseSteps(session.steps);
   const accounts = await getAccounts(credentials.apiKey);
   steps.push(accounts.step);
+  if (accounts.status === 401) {
+    await endConnection(session, steps, { refused: accounts });
+    return redirect("/demo", clearKeysCookie(isHttps()));
+  }
   let result: SyncResult | null = null;
   if (accounts.body) {
     const failures: NonNullable<SyncResult["failures"]> = [];
     const items: { accountId: string; uid: string }[] = [];
-    for (const account of accounts.body) {
-      const uid = account.needsReconnect
-        ? null
-        : openOptional<{ uid?: string }>(credentials.privateKey, account.uidEnc)?.uid;
-      if (uid) items.push({ accountId: account.id, uid });
-      else
-        failures.push({ accountId: account.id, reason: "reconnect_needed", bankErrorCode: null });
+    try {
+      for (const account of accounts.body) {
+        const uid = account.needsReconnect
+          ? null
+          : openOptional<{ uid?: string }>(credentials.privateKey, account.uidEnc)?.uid;
+        if (uid) items.push({ accountId: account.id, uid });
+        else
+          failures.push({ accountId: account.id, reason: "reconnect_needed", bankErrorCode: null });
+      }
+    } catch (error) {
+      await endConnection(session, steps, { unreadable: error });
+      return redirect("/demo", clearKeysCookie(isHttps()));
     }
-    steps.push(step("uidEnc opened with the relayed key", `${items.length} uid(s) to post`));
+    steps.push(
+      step("uidEnc opened with the relayed key", `${items.length} uid(s) to post`, true, {
+        labelKey: "uidsOpened",
+        detailKey: "uidsToPost",
+        values: { count: items.length },
+      }),
+    );
     if (items.length > 0) {
       const synced = await syncAll(credentials.apiKey, items);
       steps.push(synced.step);
+      if (synced.status === 401) {
+        await endConnection(session, steps, { refused: synced });
+        return redirect("/demo", clearKeysCookie(isHttps()));
+      }
       if (synced.body) {
         result = {
           accounts: synced.body.accounts,
@@ -387,7 +494,73 @@ export async function handleDemoSync(request: Request): Promise<Response> {
     where: { id: session.id },
     data: { steps: toJson(steps), ...(result ? { lastSync: toJson(result) } : {}) },
   });
-  return redirect("/demo");
+  // The result is shown at the top of the page, where the reload lands.
+  return redirect(result ? "/demo?notice=synced" : "/demo");
+}
+
+/** Why a connection ended: the service refused its key, or the relayed key no longer opens the data. */
+export type ConnectionEnd = { refused: Called<unknown> } | { unreadable: unknown };
+
+/**
+ * Marks a connected session as ended and logs why: a partner that is told
+ * its key is dead (401 invalid_token) or finds the data sealed to a key it
+ * does not hold stops using what it kept, and asks the person to connect
+ * again. The keys cookie is deleted by the caller's answer (or by
+ * GET /demo/forget, for the page).
+ */
+export async function endConnection(
+  session: DemoSessionRow,
+  steps: DemoStep[],
+  end: ConnectionEnd,
+): Promise<"ended" | "unreadable"> {
+  if ("refused" in end) {
+    const error = end.refused.error?.code ?? "invalid_token";
+    const description = end.refused.error?.description ?? "";
+    steps.push(
+      step(
+        "Access ended: the service refuses this key",
+        `${end.refused.status} ${error}${description ? ` (${description})` : ""}; the keys are forgotten: the cookie is deleted`,
+        false,
+        {
+          labelKey: "accessEnded",
+          detailKey: "accessEndedDetail",
+          values: { status: end.refused.status, error, description: description || "-" },
+        },
+      ),
+    );
+  } else {
+    const message =
+      end.unreadable instanceof Error ? end.unreadable.message : String(end.unreadable);
+    steps.push(
+      step(
+        "The data does not open with the relayed private key",
+        `${message}; it is sealed to another key; the keys are forgotten: the cookie is deleted`,
+        false,
+        { labelKey: "unreadable", detailKey: "unreadableDetail", values: { message } },
+      ),
+    );
+  }
+  const status = "refused" in end ? "ended" : "unreadable";
+  // Conditional: a revoke or another tab that got there first keeps its own outcome.
+  await db().demoSession.updateMany({
+    where: { id: session.id, status: "connected" },
+    data: { status, steps: toJson(steps) },
+  });
+  return status;
+}
+
+/**
+ * GET /demo/forget: deletes a keys cookie that no longer serves (its
+ * connection ended, or it expired or belongs to another session), then back
+ * to /demo (the page cannot delete a cookie while it renders). It keeps a
+ * cookie that still opens for a connected session, so a link from anywhere
+ * changes nothing that works.
+ */
+export async function handleDemoForget(request: Request): Promise<Response> {
+  if (!isDemoEnabled()) return demoNotFound();
+  const session = await findBrowserSession(readCookie(request, demoCookieName()));
+  if (session && credentialsOf(session, readKeysCookie(request))) return redirect("/demo");
+  return redirect("/demo", clearKeysCookie(isHttps()));
 }
 
 /** POST /demo/revoke (RFC 7009), then proof: the key now answers 401; the keys cookie is deleted. */

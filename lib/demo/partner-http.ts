@@ -11,22 +11,51 @@ import { DEMO_CLIENT_ID, demoClientSecret, demoRedirectUri } from "./secrets";
 const USER_AGENT = "bank-connect-demo-partner/1.0";
 const TIMEOUT_MS = 30_000;
 
+/** Values a step's message takes: names of masked secrets, counts, addresses. */
+export type StepValues = Record<string, string | number>;
+
 export interface DemoStep {
+  /** The line in English, as written; also what a row from before `key` existed shows. */
   label: string;
   detail: string;
   ok: boolean;
+  /** The label's and the detail's message (`Demo.steps.*`), for the page's language. */
+  labelKey?: string;
+  detailKey?: string;
+  values?: StepValues;
 }
 
 export interface Called<T> {
   status: number;
   body: T | null;
+  /** A refusal's OAuth error code and description (RFC 6750 §3.1), when it has them. */
+  error: { code: string; description: string } | null;
   step: DemoStep;
+}
+
+/** The `error` and `error_description` of a refusal's JSON body, if it is one. */
+function readError(text: string): Called<unknown>["error"] {
+  try {
+    const parsed = JSON.parse(text) as { error?: unknown; error_description?: unknown };
+    if (typeof parsed.error !== "string") return null;
+    const description =
+      typeof parsed.error_description === "string" ? parsed.error_description : "";
+    return { code: parsed.error, description };
+  } catch {
+    return null;
+  }
 }
 
 async function call<T>(
   method: "GET" | "POST",
   path: string,
-  init: { headers?: Record<string, string>; body?: string; describe?: (body: T) => string },
+  init: {
+    headers?: Record<string, string>;
+    body?: string;
+    describe?: (body: T) => string;
+    /** The detail's message and its values, for the page's language. */
+    detailKey?: (body: T) => { key: string; values: StepValues };
+  },
 ): Promise<Called<T>> {
   const label = `${method} ${path.split("?")[0]}`;
   try {
@@ -45,18 +74,26 @@ async function call<T>(
     } catch {
       body = null;
     }
-    const detail =
-      response.ok && body !== null && init.describe ? init.describe(body) : text.slice(0, 200);
+    const described = response.ok && body !== null;
+    const detail = described && init.describe ? init.describe(body as T) : text.slice(0, 200);
+    const translated = described && init.detailKey ? init.detailKey(body as T) : null;
     return {
       status: response.status,
       body: response.ok ? body : null,
-      step: { label: `${label} → ${response.status}`, detail, ok: response.ok },
+      error: response.ok ? null : readError(text),
+      step: {
+        label: `${label} → ${response.status}`,
+        detail,
+        ok: response.ok,
+        ...(translated ? { detailKey: translated.key, values: translated.values } : {}),
+      },
     };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return {
       status: 0,
       body: null,
+      error: null,
       step: { label: `${label} → failed`, detail: message, ok: false },
     };
   }
@@ -90,10 +127,14 @@ async function clientAuthorization(): Promise<string | null> {
 const withoutSecret = <T>(label: string): Called<T> => ({
   status: 0,
   body: null,
+  error: null,
   step: {
     label: `${label} → not sent`,
     detail: "the demo client has no secret yet: run `npm run db:seed`",
     ok: false,
+    labelKey: "notSent",
+    detailKey: "noSecret",
+    values: { request: label, command: "npm run db:seed" },
   },
 });
 
@@ -133,6 +174,7 @@ export async function revokeKey(apiKey: string) {
       ["token_type_hint", "access_token"],
     ]).toString(),
     describe: () => "the key is revoked",
+    detailKey: () => ({ key: "keyRevoked", values: {} }),
   });
 }
 
@@ -168,6 +210,7 @@ export function getAccounts(apiKey: string) {
   return call<AccountWire[]>("GET", "/api/accounts", {
     headers: apiHeaders(apiKey),
     describe: (accounts) => `${accounts.length} account(s), every sensitive field sealed`,
+    detailKey: (accounts) => ({ key: "accountsRead", values: { count: accounts.length } }),
   });
 }
 
@@ -179,6 +222,10 @@ export function getTransactions(apiKey: string, accountId: string, limit: number
     {
       headers: apiHeaders(apiKey),
       describe: (page) => `${page.items?.length ?? 0} of ${page.total ?? 0} transaction(s)`,
+      detailKey: (page) => ({
+        key: "transactionsRead",
+        values: { shown: page.items?.length ?? 0, total: page.total ?? 0 },
+      }),
     },
   );
 }

@@ -5,11 +5,13 @@ import {
   getAccounts,
   getTransactions,
   type AccountWire,
+  type Called,
   type DemoStep,
   type SyncResult,
 } from "./partner-http";
 import {
   credentialsOf,
+  endConnection,
   findBrowserSession,
   LATEST_TRANSACTIONS,
   parseSteps,
@@ -42,6 +44,8 @@ export type DemoViewStatus = DemoStatus | "expired";
 
 export interface DemoView {
   startToken: string | null;
+  /** This page view learned that the connection ended: the browser's keys cookie is to be deleted. */
+  forgetKeys: boolean;
   session: {
     status: DemoViewStatus;
     steps: DemoStep[];
@@ -59,6 +63,13 @@ type TransactionEnc = {
   debtorName?: string | null;
   remittanceInformation?: string | null;
 };
+
+/** The service refused the key while the page read an account's transactions. */
+class KeyRefused extends Error {
+  constructor(readonly refused: Called<unknown>) {
+    super("the service refused the key");
+  }
+}
 
 /** How often, and how long apart, the demo asks again for a history still being stored. */
 const HISTORY_ATTEMPTS = 5;
@@ -80,6 +91,7 @@ async function readAccount(
     page = await getTransactions(apiKey, account.id, LATEST_TRANSACTIONS);
   }
   steps.push(page.step);
+  if (page.status === 401) throw new KeyRefused(page);
   return {
     id: account.id,
     bank: `${account.aspspName} (${account.aspspCountry})`,
@@ -121,32 +133,57 @@ export async function loadDemoView(
 ): Promise<DemoView> {
   const startToken = browserId ? startCsrfToken(browserId) : null;
   const session = await findBrowserSession(browserId);
-  if (!session) return { startToken, session: null };
+  if (!session) return { startToken, forgetKeys: false, session: null };
   const steps = parseSteps(session.steps);
-  const accounts: DemoAccount[] = [];
+  let accounts: DemoAccount[] = [];
+  let ended: DemoStatus | null = null;
   const credentials = credentialsOf(session, keysCookieValue);
   if (credentials) {
     const listed = await getAccounts(credentials.apiKey);
-    steps.push({ ...listed.step, label: `${listed.step.label} (this page view)` });
+    steps.push({
+      ...listed.step,
+      label: `${listed.step.label} (this page view)`,
+      labelKey: "pageView",
+      values: { ...listed.step.values, request: listed.step.label },
+    });
     try {
+      // A dead key (ended at the person's account page, a new key, expiry) answers 401.
+      if (listed.status === 401) throw new KeyRefused(listed);
       for (const account of listed.body ?? []) {
         accounts.push(
           await readAccount(credentials.apiKey, credentials.privateKey, account, steps),
         );
       }
       steps.push(
-        step("Envelopes opened with the relayed private key", `${accounts.length} account(s)`),
+        step(
+          "Envelopes opened with the relayed private key",
+          `${accounts.length} account(s)`,
+          true,
+          {
+            labelKey: "envelopesOpened",
+            detailKey: "accountCount",
+            values: { count: accounts.length },
+          },
+        ),
       );
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      steps.push(step("Envelope could not be opened", message, false));
+      accounts = [];
+      ended = await endConnection(
+        session,
+        steps,
+        error instanceof KeyRefused ? { refused: error.refused } : { unreadable: error },
+      );
     }
   }
+  const status: DemoViewStatus =
+    ended ??
+    (session.status === "connected" && !credentials ? "expired" : (session.status as DemoStatus));
   return {
     startToken,
+    // A cookie left from an ended connection holds a dead key and a private key: it goes.
+    forgetKeys: Boolean(keysCookieValue) && status !== "connected",
     session: {
-      status:
-        session.status === "connected" && !credentials ? "expired" : (session.status as DemoStatus),
+      status,
       steps,
       lastSync: (session.lastSync as SyncResult | null) ?? null,
       syncToken: sessionCsrfToken(session, "sync"),

@@ -49,6 +49,7 @@ const DEMO_ROUTE_HANDLERS = new Set([
   "/demo/callback",
   "/demo/sync",
   "/demo/revoke",
+  "/demo/forget",
 ]);
 
 /**

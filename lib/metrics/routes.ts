@@ -77,6 +77,7 @@ export const STATIC_ROUTES: ReadonlySet<string> = new Set([
   "/dashboard/analytics",
   "/demo",
   "/demo/callback",
+  "/demo/forget",
   "/demo/revoke",
   "/demo/start",
   "/demo/sync",
