@@ -13,7 +13,9 @@ import {
   signInByLink,
   uniqueEmail,
 } from "./support/journey";
+import { E2E_ORIGIN } from "./support/origin";
 import { partnerAppForSpec } from "./support/partner-app";
+import { checkScreenWidths } from "./support/screen-check";
 import { PNG } from "../test/images";
 import { recordBankData, recordSecret } from "./support/secrets-seen";
 
@@ -86,6 +88,25 @@ test("an owner edits every branding field, uploads a logo, and the consent scree
   await expect(page.locator("#purpose-problem")).toHaveText(
     "Why you ask for bank data: at most 280 characters.",
   );
+  // A refused save says so as an error, not in the colour of "saved".
+  const status = page.getByTestId("branding-status");
+  await expect(status).toHaveText("Not saved: fix the marked fields.");
+  await expect(status).toHaveAttribute("data-tone", "error");
+  const colours = await page.evaluate(() => {
+    const probe = document.createElement("span");
+    document.body.append(probe);
+    const of = (colour: string) => {
+      probe.style.color = `var(${colour})`;
+      return getComputedStyle(probe).color;
+    };
+    const result = { error: of("--error-line"), success: of("--success-ink") };
+    probe.remove();
+    return result;
+  });
+  await expect(status).toHaveCSS("color", colours.error);
+  expect(colours.error).not.toBe(colours.success);
+  await checkScreenWidths(page, "en-dashboard-branding-refused");
+  await page.setViewportSize({ width: 1280, height: 720 });
 
   await page.locator("#privacyUrl").fill("https://acme.example/privacy#top");
   await page.locator("#purpose").fill("two\nlines");
@@ -135,6 +156,7 @@ test("an owner edits every branding field, uploads a logo, and the consent scree
   await expect(preview.locator("img.flow-logo")).toBeVisible();
   await page.getByRole("button", { name: "Save branding" }).click();
   await expect(page.getByTestId("branding-status")).toHaveText("Branding saved.");
+  await expect(page.getByTestId("branding-status")).toHaveAttribute("data-tone", "success");
 
   // A user's flow through this partner shows the new branding on the consent screen.
   const context = await browser.newContext();
@@ -165,6 +187,32 @@ test("the dashboard asks for sign-in and API keys get 403 on the partner API", a
 }) => {
   await page.goto("/dashboard");
   await expect(page).toHaveURL(/\/login\?returnUrl=%2Fdashboard/);
+  // The sign-in says it is the partner dashboard, and where a person's own data is managed.
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(
+    "Sign in to the partner dashboard",
+  );
+  await expect(page.locator("main")).toContainText("businesses that connect their app");
+  const own = page.getByTestId("own-data");
+  await expect(own).toHaveText("Looking for your own data? Manage your access");
+  await expect(own.getByRole("link", { name: "Manage your access" })).toHaveAttribute(
+    "href",
+    "/account",
+  );
+  for (const locale of ["de", "fi", "en"]) {
+    await page.context().addCookies([{ name: "bc_locale", value: locale, url: E2E_ORIGIN }]);
+    await page.reload();
+    await expect(page.locator("html")).toHaveAttribute("lang", locale);
+    await checkScreenWidths(page, `${locale}-dashboard-sign-in`);
+  }
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(
+    "Sign in to the partner dashboard",
+  );
+  // The flow's own sign-in stays the flow's.
+  await page.goto("/login?returnUrl=%2Faccount");
+  await expect(page.getByTestId("own-data")).toHaveCount(0);
+  await expect(page.getByRole("heading", { level: 1 })).not.toHaveText(
+    "Sign in to the partner dashboard",
+  );
   const response = await request.get("/api/partner/me", { headers: { "X-Api-Key": "ebk_nope" } });
   expect(response.status()).toBe(401);
 });
@@ -280,4 +328,48 @@ test("an owner creates a client, rotates its secret and installs a decryption ke
     expect(opened.iban).toMatch(/^[A-Z]{2}\d{2}/);
   }
   await context.close();
+});
+
+test("a client created after a refused try: the error goes and the client is listed at once", async ({
+  page,
+  context,
+}) => {
+  connectJourneyDatabase();
+  const ownerEmail = uniqueEmail("owner");
+  await createPartner({ name: "Fresh Partner", ownerEmail });
+  await page.goto("/dashboard");
+  await signInByLink(page, ownerEmail);
+  await expect(page).toHaveURL(/\/dashboard$/);
+  await expect(page.getByText("No clients yet")).toBeVisible();
+
+  await page.locator("#new-name").fill("Budget app");
+  await page.locator("#new-redirectUris").fill("http://example.com/callback");
+  await page.getByRole("button", { name: "Create client" }).click();
+  const problem = page.locator("#new-redirectUris-problem");
+  await expect(problem).toContainText("may use http:// only on localhost");
+  await expect(page.locator("#new-redirectUris")).toHaveAttribute("aria-invalid", "true");
+
+  // The list is read again after a create: however slow that is, nothing waits for it.
+  await context.route("**/api/partner/clients", async (route) => {
+    if (route.request().method() === "GET") await new Promise((done) => setTimeout(done, 8_000));
+    await route.fallback();
+  });
+  await page.locator("#new-redirectUris").fill(partnerApp().redirectUri);
+  await page.getByRole("button", { name: "Create client" }).click();
+  const quick = { timeout: 3_000 };
+  await expect(page.getByTestId("client-secret")).toHaveText(/^obs_/, quick);
+  recordSecret("client secret", await page.getByTestId("client-secret").innerText());
+  await expect(problem).toBeEmpty(quick);
+  await expect(page.locator("#new-redirectUris")).not.toHaveAttribute("aria-invalid", "true");
+  await expect(page.locator("#clients .alert")).toHaveCount(0);
+  await expect(page.getByText("No clients yet")).toHaveCount(0, quick);
+  await expect(page.getByRole("article", { name: "Budget app" })).toBeVisible(quick);
+  await expect(page.getByRole("button", { name: "Create client" })).toBeEnabled(quick);
+  await checkScreenWidths(page, "en-dashboard-client-created");
+  for (const locale of ["de", "fi"]) {
+    await context.addCookies([{ name: "bc_locale", value: locale, url: E2E_ORIGIN }]);
+    await page.reload();
+    await expect(page.locator("html")).toHaveAttribute("lang", locale);
+    await checkScreenWidths(page, `${locale}-dashboard-clients`);
+  }
 });

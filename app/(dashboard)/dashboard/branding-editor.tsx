@@ -53,6 +53,8 @@ export function BrandingEditor(props: {
   const [draft, setDraft] = useState<Draft>(() => toDraft(props.initial));
   const [busy, setBusy] = useState<"save" | "upload" | "remove" | null>(null);
   const [status, setStatus] = useState("");
+  // A refusal is an error, told as one: never in the colour of "saved".
+  const [failed, setFailed] = useState(false);
   const [problems, setProblems] = useState<Problems>(NO_PROBLEMS);
   const languageNames = useMemo(
     () => new Intl.DisplayNames([locale], { type: "language" }),
@@ -74,12 +76,14 @@ export function BrandingEditor(props: {
       setDraft((current) => (keepDraft ? current : toDraft(branding)));
       setProblems(NO_PROBLEMS);
       setStatus(done);
+      setFailed(false);
       announceChange();
       return true;
     }
     const found = problemsOf("branding", answer, { domain: props.registeredDomain });
     setProblems(found);
     setStatus(found.general.length ? "" : t("notSaved"));
+    setFailed(true);
     const first = Object.keys(found.fields)[0];
     if (first) document.getElementById(first === "logoUrl" ? "logoAddress" : first)?.focus();
     return false;
@@ -253,7 +257,12 @@ export function BrandingEditor(props: {
           <BusyButton type="submit" busy={busy === "save"} busyLabel={t("saving")}>
             {t("save")}
           </BusyButton>
-          <span role="status" className="save-status" data-testid="branding-status">
+          <span
+            role="status"
+            className="save-status"
+            data-tone={failed ? "error" : "success"}
+            data-testid="branding-status"
+          >
             {status}
           </span>
         </p>

@@ -17,7 +17,14 @@ type Client = {
   createdAt: string;
   previousSecretExpiresAt: string | null;
 };
-type Issued = { clientId: string; clientSecret: string; previousSecretExpiresAt?: string | null };
+type Issued = {
+  clientId: string;
+  clientSecret: string;
+  previousSecretExpiresAt?: string | null;
+  /** A new client's answer also names it and its redirect URIs. */
+  name?: string;
+  redirectUris?: string[];
+};
 /** A secret to show once, at the place of the action that made it. */
 type Reveal = { at: string; name: string; rotated: boolean } & Issued;
 
@@ -51,9 +58,30 @@ export function ClientsPanel(props: { partnerId: string; csrf: string; initial: 
   async function create(values: ClientValues): Promise<Answer> {
     const answer = await send<Issued>(endpoint, path(), { method: "POST", json: values });
     if (answer.ok) {
-      setReveal({ at: "new", name: values.name.trim(), rotated: false, ...answer.body });
+      const issued = answer.body;
+      const name = issued.name ?? values.name.trim();
+      // The new client is listed at once, from the answer; the list is read again behind it.
+      const created: Client = {
+        clientId: issued.clientId,
+        name,
+        redirectUris: issued.redirectUris ?? values.redirectUris,
+        createdAt: new Date().toISOString(),
+        previousSecretExpiresAt: null,
+      };
+      setClients((current) => [
+        ...current.filter((client) => client.clientId !== created.clientId),
+        created,
+      ]);
+      setReveal({
+        at: "new",
+        name,
+        rotated: false,
+        clientId: issued.clientId,
+        clientSecret: issued.clientSecret,
+      });
       setStatus("");
-      await reload();
+      setActionProblems([]);
+      void reload();
     }
     return answer;
   }

@@ -6,6 +6,12 @@ import { resumePath } from "@/lib/flow/dead-ends";
 import { FlowShell, SERVICE_NAME } from "../_components/flow-shell";
 import { FocusMessage } from "../_components/focus-message";
 import { loadFlowScreen, type LoadedFlow } from "../_lib/context";
+import {
+  dashboardSignInTitle,
+  DashboardSignInIntro,
+  DashboardSignInOwnData,
+  isDashboardSignIn,
+} from "./dashboard-sign-in";
 
 type Search = {
   returnUrl?: string;
@@ -49,13 +55,17 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
   const codeFirst = flow?.challenge === "pin_code";
   // The provider did not take the mail: say so, keep the address, offer another try.
   const mailFailed = search.error === "mail_failed" && !sent;
+  // The partner dashboard's sign-in says whose door it is.
+  const dashboard = !flow && !reconfirm && isDashboardSignIn(returnUrl);
   const title = sent
     ? t("sentTitle")
     : mailFailed
       ? t("mailFailedTitle")
       : reconfirm
         ? session("reconfirmTitle")
-        : t("title");
+        : dashboard
+          ? await dashboardSignInTitle()
+          : t("title");
 
   return (
     <FlowShell flow={flow} branding={branding} user={user} step="sign_in">
@@ -79,7 +89,9 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
         <>
           {reconfirm ? (
             <p className="notice">{session(reconfirmChange ? "reconfirmChange" : "reconfirm")}</p>
-          ) : mailFailed ? null : (
+          ) : mailFailed ? null : dashboard ? (
+            <DashboardSignInIntro />
+          ) : (
             <p>{t("intro", { partner })}</p>
           )}
           <EmailForm
@@ -91,6 +103,7 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
             retry={mailFailed}
             invalid={search.error === "invalid_email"}
           />
+          {dashboard ? <DashboardSignInOwnData /> : null}
         </>
       )}
     </FlowShell>
