@@ -101,9 +101,9 @@ test("three flows ending at different steps are counted on the analytics page", 
   await expect(stat(page, "failed")).toHaveText("0");
   await checkScreenWidths(page, "en-7d");
 
-  // The period picker and the client form.
+  // The period picker and the client form, each keeping the partner shown.
   await page.getByRole("link", { name: "Last 24 hours" }).click();
-  await expect(page).toHaveURL(/period=24h/);
+  await expect(page).toHaveURL(new RegExp(`\\?partner=${client.partnerId}&period=24h$`));
   await expect(page.getByRole("link", { name: "Last 24 hours" })).toHaveAttribute(
     "aria-current",
     "page",
@@ -111,7 +111,9 @@ test("three flows ending at different steps are counted on the analytics page", 
   await expect(stat(page, "started")).toHaveText("3");
   await page.getByLabel("Client").selectOption(client.clientId);
   await page.getByRole("button", { name: "Show" }).click();
-  await expect(page).toHaveURL(new RegExp(`client=${client.clientId}`));
+  await expect(page).toHaveURL(
+    new RegExp(`\\?partner=${client.partnerId}&period=24h&client=${client.clientId}$`),
+  );
   await expect(stat(page, "approved")).toHaveText("1");
   await page.context().close();
 

@@ -45,10 +45,10 @@ export default async function AnalyticsPage({ searchParams }: { searchParams: Pr
 
   const t = await getTranslations("Analytics");
   const format = formatsFor(await getLocale());
-  const partnerParam: Record<string, string> = owned.length > 1 ? { partner: partner.id } : {};
+  // Every link keeps the partner shown, as the dashboard's navigation does.
   const href = (next: Record<string, string>) =>
     `/dashboard/analytics?${new URLSearchParams({
-      ...partnerParam,
+      partner: partner.id,
       period,
       ...(clientId ? { client: clientId } : {}),
       ...next,
@@ -84,7 +84,7 @@ export default async function AnalyticsPage({ searchParams }: { searchParams: Pr
           ))}
         </nav>
         <form method="get" action="/dashboard/analytics" className="client-picker">
-          {owned.length > 1 ? <input type="hidden" name="partner" value={partner.id} /> : null}
+          <input type="hidden" name="partner" value={partner.id} />
           <input type="hidden" name="period" value={period} />
           <div className="field">
             <label className="label" htmlFor="client">
