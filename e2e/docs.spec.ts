@@ -14,7 +14,8 @@ import {
   type ShellExample,
   type ShellVariable,
 } from "../lib/docs/examples";
-import { API_CALLS } from "../lib/docs/api-examples";
+import { API_CALLS, SDK_INSTALL, SDK_PACKAGE } from "../lib/docs/api-examples";
+import { LOOPBACK_EXAMPLES } from "../lib/docs/redirect-uri-examples";
 import { DOC_PAGES, REFERENCE_PATH } from "../lib/docs/pages";
 import { openApiDocument } from "../lib/api/openapi";
 import {
@@ -25,6 +26,7 @@ import {
   type JourneyClient,
 } from "./support/journey";
 import { E2E_ORIGIN } from "./support/origin";
+import { checkScreenWidths } from "./support/screen-check";
 import { partnerAppForSpec } from "./support/partner-app";
 import { recordBankData, recordSecret } from "./support/secrets-seen";
 
@@ -116,13 +118,30 @@ test("the API reference renders every operation of /openapi.json with its exampl
   const response = await page.goto(REFERENCE_PATH);
   expect(response?.headers()["content-security-policy"] ?? "").toMatch(/'nonce-.*'strict-dynamic'/);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("API reference");
-  const document = openApiDocument() as unknown as { paths: Record<string, object> };
-  const operations = Object.entries(document.paths).flatMap(([route, item]) =>
-    Object.keys(item).map((method) => `${method.toUpperCase()} ${route}`),
+  const document = openApiDocument() as unknown as {
+    paths: Record<string, Record<string, { "x-alias-of"?: string }>>;
+  };
+  const all = Object.entries(document.paths).flatMap(([route, item]) =>
+    Object.entries(item).map(([method, operation]) => ({
+      key: `${method.toUpperCase()} ${route}`,
+      aliasOf: operation["x-alias-of"]
+        ? `${method.toUpperCase()} ${operation["x-alias-of"]}`
+        : null,
+    })),
   );
+  const operations = all.filter(({ aliasOf }) => !aliasOf).map(({ key }) => key);
   await expect(page.locator("[data-operation]")).toHaveCount(operations.length);
   for (const operation of operations) {
     await expect(page.locator(`[data-operation="${operation}"]`), operation).toHaveCount(1);
+  }
+  // An alias is one entry: named on the operation it is an alias of, never listed twice.
+  const aliases = all.filter(({ aliasOf }) => aliasOf);
+  expect(aliases.map(({ key }) => key)).toContain("PUT /api/partners/mine/recipient-key");
+  for (const { key, aliasOf } of aliases) {
+    const named = page.locator(`[data-operation="${aliasOf}"] [data-alias="${key}"]`);
+    await expect(named, key).toHaveCount(1);
+    await expect(named).toContainText(`Also served at ${key}`);
+    await expect(page.locator("nav.reference-toc")).not.toContainText(key.split(" ")[1] ?? key);
   }
   const accounts = page.locator('[data-operation="GET /api/accounts"]');
   await expect(accounts.getByRole("heading", { level: 3 })).toHaveText("GET /api/accounts");
@@ -130,6 +149,57 @@ test("the API reference renders every operation of /openapi.json with its exampl
   const token = page.locator('[data-operation="POST /oauth/token"]');
   await expect(token.locator("pre code").first()).toContainText("grant_type=authorization_code");
   expect(violations).toEqual([]);
+});
+
+test("every Node tab that imports the SDK links its install command", async ({ page }) => {
+  let linked = 0;
+  for (const docPage of DOC_PAGES) {
+    await page.goto(docPage.path);
+    const panels = page.locator(".code-panel");
+    for (let index = 0; index < (await panels.count()); index += 1) {
+      const panel = panels.nth(index);
+      const code = (await panel.locator("pre").textContent()) ?? "";
+      const imports = code.includes(`from "${SDK_PACKAGE}"`);
+      await expect(panel.locator("[data-sdk-install]"), `${docPage.path} #${index}`).toHaveCount(
+        imports ? 1 : 0,
+      );
+      if (imports) linked += 1;
+    }
+  }
+  expect(linked).toBeGreaterThanOrEqual(5);
+
+  // The link leads to the command itself, on the quick start.
+  await page.goto("/docs/data");
+  const node = page.locator('[data-call="accounts"]');
+  await node.getByRole("tab", { name: "Node" }).click();
+  const link = node.locator("[data-sdk-install]");
+  await expect(link).toHaveAttribute("href", "/docs#install-the-sdk");
+  await expect(link).toContainText(SDK_INSTALL);
+  await link.click();
+  await expect(page).toHaveURL(/\/docs#install-the-sdk$/);
+  const heading = page.locator("#install-the-sdk");
+  await expect(heading).toBeInViewport();
+  await expect(page.locator("#install-the-sdk ~ .code-block pre").first()).toHaveText(SDK_INSTALL);
+  await checkScreenWidths(page, "en-docs-install-sdk");
+});
+
+test("the flow page says which loopback redirect URIs are allowed, the port matched exactly", async ({
+  page,
+}) => {
+  await page.goto("/docs/flow#redirect-uris");
+  const section = page.locator("#redirect-uris");
+  await expect(section).toHaveText("Redirect URIs");
+  const rows = page.getByTestId("loopback-examples").locator("tbody tr");
+  await expect(rows).toHaveCount(LOOPBACK_EXAMPLES.length);
+  for (const [index, example] of LOOPBACK_EXAMPLES.entries()) {
+    await expect(rows.nth(index)).toContainText(example.uri);
+    await expect(rows.nth(index).locator("td").nth(1)).toHaveText(example.allowed ? "Yes" : "No");
+  }
+  await expect(page.locator("main")).toContainText("the port is part of the match");
+  await expect(page.locator("main")).toContainText("RFC 8252 §7.3");
+  await checkScreenWidths(page, "en-docs-redirect-uris");
+  await page.goto("/docs/reference#put-api-partner-recipient-key");
+  await checkScreenWidths(page, "en-docs-reference-alias");
 });
 
 test("a copy button copies its example, by mouse or keyboard, and says so in the visitor's language", async ({

@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { SDK_INSTALL, SDK_PACKAGE } from "@/lib/docs/api-examples";
 import { SHELL_VARIABLES } from "@/lib/docs/examples";
 import { CodeBlock } from "./_components/code-block";
 import { Example } from "./_components/example";
@@ -33,6 +34,17 @@ export default function QuickStartPage() {
           <code>$BASE_URL</code>.
         </li>
       </ul>
+
+      <h2 id="install-the-sdk">Install the SDK</h2>
+      <p>
+        Each API call below is shown in three tabs: curl, Node and <code>fetch</code>. The curl and{" "}
+        <code>fetch</code> tabs need nothing installed. The Node tabs import the published client
+        SDK <code>{SDK_PACKAGE}</code> (Node 20+), which calls the data API with your API key and
+        opens the envelopes for you. Install it in your project:
+      </p>
+      <CodeBlock code={SDK_INSTALL} />
+
+      <h2>Shell examples</h2>
       <p>The shell examples read their input from these environment variables:</p>
       <div className="table-scroll" tabIndex={0}>
         <table>

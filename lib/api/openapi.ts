@@ -630,11 +630,32 @@ function partnerPaths() {
         },
       ),
     },
-    "/api/partners/mine/recipient-key": install,
-    "/api/partners/mine/recipient-key/challenge": challenge,
     "/api/partner/recipient-key": install,
     "/api/partner/recipient-key/challenge": challenge,
+    // The same handlers under their first paths, kept for clients written against them.
+    "/api/partners/mine/recipient-key": aliasOf("/api/partner/recipient-key", install),
+    "/api/partners/mine/recipient-key/challenge": aliasOf(
+      "/api/partner/recipient-key/challenge",
+      challenge,
+    ),
   };
+}
+
+/**
+ * A path served by the same handler as `path`: its operations are marked
+ * `x-alias-of` (the reference shows them once, under `path`, naming the alias).
+ */
+function aliasOf<Item extends Record<string, object>>(path: string, item: Item): Item {
+  return Object.fromEntries(
+    Object.entries(item).map(([method, operation]) => [
+      method,
+      {
+        ...operation,
+        "x-alias-of": path,
+        description: `An alias of ${method.toUpperCase()} ${path}: the same operation, with the same rules and answers.`,
+      },
+    ]),
+  ) as Item;
 }
 
 function components() {

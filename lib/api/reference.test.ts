@@ -6,15 +6,55 @@ describe("the API reference's model", () => {
   const groups = buildReference();
   const operations = groups.flatMap((group) => group.operations);
 
-  it("has every operation of the OpenAPI document once, under a unique anchor", () => {
-    const document = openApiDocument() as unknown as { paths: Record<string, object> };
-    const expected = Object.entries(document.paths).flatMap(([path, item]) =>
-      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+  it("has every operation of the OpenAPI document once, under a unique anchor, an alias named on its operation", () => {
+    const document = openApiDocument() as unknown as {
+      paths: Record<string, Record<string, { "x-alias-of"?: string }>>;
+    };
+    const all = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, operation]) => ({
+        key: `${method.toUpperCase()} ${path}`,
+        aliasOf: operation["x-alias-of"]
+          ? `${method.toUpperCase()} ${operation["x-alias-of"]}`
+          : null,
+      })),
     );
     expect(operations.map((operation) => `${operation.method} ${operation.path}`).sort()).toEqual(
-      expected.sort(),
+      all
+        .filter((operation) => !operation.aliasOf)
+        .map((operation) => operation.key)
+        .sort(),
     );
+    const named = operations.flatMap((operation) =>
+      operation.aliases.map((alias) => ({
+        key: `${operation.method} ${alias}`,
+        aliasOf: `${operation.method} ${operation.path}`,
+      })),
+    );
+    expect(named).toEqual(all.filter((operation) => operation.aliasOf));
     expect(new Set(operations.map((operation) => operation.id)).size).toBe(operations.length);
+  });
+
+  it("lists the recipient-key endpoints once, naming their older paths as aliases", () => {
+    const install = operations.filter((operation) => operation.summary.includes("decryption key"));
+    expect(install.map((operation) => `${operation.method} ${operation.path}`)).toEqual([
+      "PUT /api/partner/recipient-key",
+    ]);
+    expect(install[0]?.aliases).toEqual(["/api/partners/mine/recipient-key"]);
+    const challenge = operations.find(
+      (operation) => operation.path === "/api/partner/recipient-key/challenge",
+    );
+    expect(challenge?.aliases).toEqual(["/api/partners/mine/recipient-key/challenge"]);
+    expect(operations.some((operation) => operation.path.startsWith("/api/partners/mine"))).toBe(
+      false,
+    );
+    // The document itself still describes both paths, each alias marked.
+    const { paths } = openApiDocument() as unknown as {
+      paths: Record<string, Record<string, { "x-alias-of"?: string }>>;
+    };
+    expect(paths["/api/partners/mine/recipient-key"]?.put?.["x-alias-of"]).toBe(
+      "/api/partner/recipient-key",
+    );
+    expect(paths["/api/partner/recipient-key"]?.put?.["x-alias-of"]).toBeUndefined();
   });
 
   it("shows bodies as they go on the wire, with their fields", () => {

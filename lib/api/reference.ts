@@ -26,6 +26,8 @@ interface OperationObject {
   }[];
   requestBody?: { content?: Record<string, MediaObject> };
   responses: Record<string, { description: string; content?: Record<string, MediaObject> }>;
+  /** The path this one is an alias of (the same handler). */
+  "x-alias-of"?: string;
 }
 
 export interface Field {
@@ -54,6 +56,8 @@ export interface ReferenceOperation {
   parameters: (Field & { in: string })[];
   request: Body | null;
   responses: { status: string; description: string; body: Body | null }[];
+  /** Other paths that serve this same operation (`x-alias-of` in the document). */
+  aliases: string[];
 }
 
 export interface ReferenceGroup {
@@ -150,8 +154,22 @@ export function buildReference(document = openApiDocument()): ReferenceGroup[] {
 
   const groups: ReferenceGroup[] = GROUPS.map(({ id, title }) => ({ id, title, operations: [] }));
   const paths = document.paths as unknown as Record<string, Record<string, OperationObject>>;
+  // An alias is shown once, named on the operation it is an alias of.
+  const aliases = new Map<string, string[]>();
   for (const [path, item] of Object.entries(paths)) {
     for (const [method, operation] of Object.entries(item)) {
+      const of = operation["x-alias-of"];
+      if (!of) continue;
+      if (!paths[of]?.[method] || paths[of]?.[method]?.["x-alias-of"]) {
+        throw new Error(`${method.toUpperCase()} ${path} is an alias of an operation not shown`);
+      }
+      const key = `${method} ${of}`;
+      aliases.set(key, [...(aliases.get(key) ?? []), path]);
+    }
+  }
+  for (const [path, item] of Object.entries(paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (operation["x-alias-of"]) continue;
       const auth = (operation.security ?? [])
         .flatMap((requirement) => Object.keys(requirement))
         .map((scheme) => AUTH_NAMES[scheme] ?? scheme);
@@ -185,6 +203,7 @@ export function buildReference(document = openApiDocument()): ReferenceGroup[] {
               body: media ? body(media[0], media[1]) : null,
             };
           }),
+        aliases: aliases.get(`${method} ${path}`) ?? [],
       };
       const index = GROUPS.findIndex((group) => group.matches(path));
       groups[index]?.operations.push(entry);

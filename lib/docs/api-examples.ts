@@ -52,8 +52,12 @@ const fetchModule = (variables: ShellVariable[], request: string[], print = true
     print ? "console.log(JSON.stringify(await response.json()));" : "console.log(response.status);",
   );
 
+/** The published Node SDK the Node tabs import, and the command that installs it. */
+export const SDK_PACKAGE = "@open-banking-io/client";
+export const SDK_INSTALL = `npm install ${SDK_PACKAGE}`;
+
 const SDK_CLIENT = [
-  `import { OpenBankingClient } from "@open-banking-io/client";`,
+  `import { OpenBankingClient } from "${SDK_PACKAGE}";`,
   "",
   "// The credentials bundle: { apiBaseUrl, apiKey, encryptionKey: { privateKey } },",
   "// the API key from the token exchange and your private key (PKCS#8, base64).",
@@ -91,7 +95,7 @@ export const API_CALLS: Record<ApiCallKey, ApiCall> = {
     ["const response = await fetch(`${BASE_URL}/.well-known/oauth-authorization-server`);"],
     {
       source: lines(
-        `import { discover } from "@open-banking-io/client";`,
+        `import { discover } from "${SDK_PACKAGE}";`,
         "",
         "// Checks that the document's issuer is exactly the issuer you asked.",
         "const metadata = await discover(process.env.BASE_URL);",

@@ -1,6 +1,6 @@
 "use client";
 
-import { useId, useRef, useState, type KeyboardEvent } from "react";
+import { useId, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
 import { useScripted } from "./scripted";
 import { CodeBlock } from "./code-block";
 
@@ -9,6 +9,8 @@ export interface CodePanel {
   /** The example's id, for the tests that compare it with its source. */
   exampleId: string;
   code: string;
+  /** A line above the code, e.g. where to install what it imports. */
+  note?: ReactNode;
 }
 
 /**
@@ -73,6 +75,7 @@ export function CodeTabs({ label, panels }: { label: string; panels: CodePanel[]
           hidden={enhanced && index !== selected}
         >
           <p className="code-panel-title">{panel.label}</p>
+          {panel.note ? <p className="muted docs-vars code-panel-note">{panel.note}</p> : null}
           <CodeBlock code={panel.code} />
         </div>
       ))}

@@ -1,4 +1,10 @@
-import { API_CALLS, apiCallOf, type ApiCall } from "@/lib/docs/api-examples";
+import {
+  API_CALLS,
+  apiCallOf,
+  SDK_INSTALL,
+  SDK_PACKAGE,
+  type ApiCall,
+} from "@/lib/docs/api-examples";
 import {
   EXAMPLES,
   exampleSource,
@@ -24,9 +30,22 @@ function Variables({ names }: { names: ShellVariable[] }) {
   );
 }
 
+/** Where the Node tab imports the SDK: its install command, on the quick start. */
+function SdkNote() {
+  return (
+    <>
+      Uses the <code>{SDK_PACKAGE}</code> SDK:{" "}
+      <a href="/docs#install-the-sdk" data-sdk-install>
+        install it with <code>{SDK_INSTALL}</code>
+      </a>
+    </>
+  );
+}
+
 /** An API call in curl, Node and fetch, each rendered from the source the e2e test runs. */
 function ApiCallExample({ call }: { call: ApiCall }) {
   const node = call.nodeExample ? EXAMPLES[call.nodeExample] : null;
+  const nodeCode = node ? exampleSource(node) : (call.node ?? "");
   return (
     <figure className="docs-example" data-call={call.id} id={`example-${call.id}`}>
       <figcaption>
@@ -40,7 +59,8 @@ function ApiCallExample({ call }: { call: ApiCall }) {
           {
             label: "Node",
             exampleId: node ? node.id : `${call.id}-node`,
-            code: node ? exampleSource(node) : (call.node ?? ""),
+            code: nodeCode,
+            note: nodeCode.includes(`from "${SDK_PACKAGE}"`) ? <SdkNote /> : undefined,
           },
           { label: "fetch", exampleId: `${call.id}-fetch`, code: call.fetch },
         ]}

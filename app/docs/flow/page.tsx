@@ -1,4 +1,9 @@
 import Link from "next/link";
+import {
+  LOOPBACK_EXAMPLES,
+  PORT_MATCH,
+  REDIRECT_URI_LIMIT,
+} from "@/lib/docs/redirect-uri-examples";
 import { Example } from "../_components/example";
 
 export default function FlowPage() {
@@ -40,7 +45,10 @@ export default function FlowPage() {
               <td>
                 <code>redirect_uri</code>
               </td>
-              <td>a registered URI, matched character for character</td>
+              <td>
+                a registered URI, matched character for character (see{" "}
+                <a href="#redirect-uris">redirect URIs</a>)
+              </td>
             </tr>
             <tr>
               <td>
@@ -125,6 +133,47 @@ export default function FlowPage() {
         that long.
       </p>
       <Example name="authorizeUrl" />
+
+      <h2 id="redirect-uris">Redirect URIs</h2>
+      <p>
+        A client has 1 to {REDIRECT_URI_LIMIT} redirect URIs, registered in the{" "}
+        <a href="/dashboard">dashboard</a>. Each is an absolute <code>https://</code> address of at
+        most 2048 characters, without a fragment, a user name or password, or spaces. On authorize,
+        the <code>redirect_uri</code> must equal one of them character for character: nothing is
+        normalized, so the scheme, host, port, path and any query must all be the same.
+      </p>
+      <p>
+        Plain <code>http://</code> is allowed only on loopback, for development on your own machine:{" "}
+        <code>localhost</code>, any address in <code>127.0.0.0/8</code> (such as{" "}
+        <code>127.0.0.1</code>) and <code>[::1]</code>. Any port may be registered, but the port is
+        part of the match: <code>{PORT_MATCH.registered}</code> does not also allow{" "}
+        <code>{PORT_MATCH.otherPort}</code>, and <code>127.0.0.1</code> does not also allow{" "}
+        <code>localhost</code>. RFC 8252 §7.3 lets a native app choose its loopback port when it
+        runs; this service does not, so register each port you use (up to {REDIRECT_URI_LIMIT}) and
+        listen on one of them.
+      </p>
+      <div className="table-scroll" tabIndex={0}>
+        <table data-testid="loopback-examples">
+          <thead>
+            <tr>
+              <th>Redirect URI</th>
+              <th>Registered?</th>
+              <th>Why</th>
+            </tr>
+          </thead>
+          <tbody>
+            {LOOPBACK_EXAMPLES.map((example) => (
+              <tr key={example.uri}>
+                <td>
+                  <code>{example.uri}</code>
+                </td>
+                <td>{example.allowed ? "Yes" : "No"}</td>
+                <td>{example.why}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
 
       <h2>Screens</h2>
       <ol>

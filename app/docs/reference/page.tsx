@@ -110,6 +110,15 @@ export default function ReferencePage() {
                 <span className="method">{operation.method}</span> <code>{operation.path}</code>
               </h3>
               <p>{operation.summary}</p>
+              {operation.aliases.map((alias) => (
+                <p key={alias} className="docs-vars" data-alias={`${operation.method} ${alias}`}>
+                  Also served at{" "}
+                  <code>
+                    {operation.method} {alias}
+                  </code>{" "}
+                  <span className="muted">(an alias: the same operation, rules and answers)</span>
+                </p>
+              ))}
               {operation.auth.length > 0 ? (
                 <p className="docs-vars">
                   <strong>Authentication:</strong> {operation.auth.join(", or ")}
