@@ -2,6 +2,7 @@
 
 import { useTranslations } from "next-intl";
 import { useState } from "react";
+import { useDateTime } from "@/app/_components/date-time";
 import { announceChange } from "./changes";
 import { ClientForm, type ClientValues } from "./client-form";
 import { ConfirmDialog } from "./ui/confirm-dialog";
@@ -35,6 +36,7 @@ type Reveal = { at: string; name: string; rotated: boolean } & Issued;
  */
 export function ClientsPanel(props: { partnerId: string; csrf: string; initial: Client[] }) {
   const t = useTranslations("Dashboard.clients");
+  const dateTime = useDateTime();
   const problemsOf = useProblems();
   const endpoint = { partnerId: props.partnerId, csrf: props.csrf };
   const [clients, setClients] = useState(props.initial);
@@ -144,7 +146,7 @@ export function ClientsPanel(props: { partnerId: string; csrf: string; initial: 
       >
         {reveal.previousSecretExpiresAt ? (
           <p className="small">
-            {t("previousValidUntil", { date: new Date(reveal.previousSecretExpiresAt) })}
+            {t("previousValidUntil", { date: dateTime(reveal.previousSecretExpiresAt) })}
           </p>
         ) : null}
       </SecretBox>
@@ -167,7 +169,7 @@ export function ClientsPanel(props: { partnerId: string; csrf: string; initial: 
           </p>
           {client.previousSecretExpiresAt ? (
             <p className="muted small">
-              {t("previousValidUntil", { date: new Date(client.previousSecretExpiresAt) })}
+              {t("previousValidUntil", { date: dateTime(client.previousSecretExpiresAt) })}
             </p>
           ) : null}
           <ClientForm

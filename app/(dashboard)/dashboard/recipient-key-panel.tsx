@@ -2,6 +2,7 @@
 
 import { useTranslations } from "next-intl";
 import { useState, type FormEvent } from "react";
+import { DateTime } from "@/app/_components/date-time";
 import { openEnvelopeInBrowser } from "@/lib/keys/browser-envelope";
 import { generateUserKey } from "@/lib/keys/browser-key";
 import { announceChange } from "./changes";
@@ -151,7 +152,9 @@ export function RecipientKeyPanel(props: {
           {installed.installedAt ? (
             <div>
               <dt>{t("installedAt")}</dt>
-              <dd>{t("installedAtValue", { at: new Date(installed.installedAt) })}</dd>
+              <dd>
+                <DateTime value={installed.installedAt} />
+              </dd>
             </div>
           ) : null}
         </dl>

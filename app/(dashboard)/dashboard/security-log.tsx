@@ -2,6 +2,7 @@
 
 import { useTranslations } from "next-intl";
 import { useCallback, useEffect, useRef, useState, type ReactNode } from "react";
+import { DateTime, useDateTime } from "@/app/_components/date-time";
 import { DASHBOARD_CHANGED } from "./changes";
 
 type Actor = { kind: string; email?: string | null; clientId?: string | null };
@@ -128,7 +129,7 @@ export function SecurityLog(props: { partnerId: string; types: readonly string[]
       <h2 id="security-log-title">{t("title")}</h2>
       <p className="muted small">{t("intro")}</p>
       <div className="log-controls">
-      <p className="muted small">{t("addressNote")}</p>
+        <p className="muted small">{t("addressNote")}</p>
         <div className="field">
           <label htmlFor="security-log-type">{t("show")}</label>
           <select
@@ -196,7 +197,7 @@ function EventRow({ event }: { event: AuditEvent }) {
   return (
     <tr>
       <td data-label={t("columns.when")}>
-        <time dateTime={event.at}>{t("at", { at: new Date(event.at) })}</time>
+        <DateTime value={event.at} />
       </td>
       <th scope="row" data-label={t("columns.event")}>
         {title(event.type)}
@@ -226,6 +227,7 @@ function ActorName({ actor }: { actor: Actor }) {
 function Details({ event }: { event: AuditEvent }) {
   const t = useTranslations("Dashboard.securityLog.details");
   const fieldName = useTranslations("Dashboard.securityLog.fieldNames");
+  const dateTime = useDateTime();
   const { details } = event;
   const client = event.clientId ? <code>{event.clientId}</code> : null;
   const lines: ReactNode[] = [];
@@ -247,7 +249,7 @@ function Details({ event }: { event: AuditEvent }) {
     case "client.secret_rotated":
       lines.push(
         client,
-        t("previousValid", { date: new Date(text(details.previousSecretExpiresAt)) }),
+        t("previousValid", { date: dateTime(text(details.previousSecretExpiresAt)) }),
       );
       break;
     case "client.redirect_uris_changed":

@@ -2,6 +2,7 @@
 
 import { useTranslations } from "next-intl";
 import { useEffect, useState } from "react";
+import { DateTime } from "@/app/_components/date-time";
 import { isKeyBackup, loadInstalledKey } from "@/lib/keys/browser-store";
 import type { KeyBackup } from "@/lib/keys/key-backup";
 import { BackupDownload } from "../setup/backup-step";
@@ -15,6 +16,7 @@ export function KeyPanel(props: {
   userId: string;
   publicKey: string;
   fingerprint: string;
+  /** When the key was registered (ISO); shown as date, time and zone. */
   created: string | null;
 }) {
   const t = useTranslations("Account.key");
@@ -50,7 +52,9 @@ export function KeyPanel(props: {
         {props.created ? (
           <>
             <dt>{t("created")}</dt>
-            <dd>{props.created}</dd>
+            <dd>
+              <DateTime value={props.created} />
+            </dd>
           </>
         ) : null}
       </dl>

@@ -124,7 +124,7 @@ export default async function AccountPage({
             userId={user.userId}
             publicKey={overview.key.publicKey}
             fingerprint={overview.key.fingerprint}
-            created={overview.key.createdAt ? day(overview.key.createdAt) : null}
+            created={overview.key.createdAt}
           />
         ) : (
           <section aria-labelledby="key-title" className="stack account-section">
