@@ -1,5 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
+import { accountLabel, type OpenedAccount, type OpenedDetails } from "../lib/account/account-name";
 import { openJson } from "../lib/crypto/envelope";
 import { db } from "../lib/db/client";
 import { createClient } from "../lib/partners/clients";
@@ -77,8 +78,9 @@ async function grant(page: Page, client: JourneyClient, firstTime: { email: stri
 
 /**
  * The account lines "Connected banks" shows, in its order: each account's
- * display name opened with the person's key, else "Account N (currency)";
- * with `privateKey` null, what the page shows before the key is unlocked.
+ * name opened with the person's key (lib/account/account-name.ts), else
+ * "Account N (currency)"; with `privateKey` null, what the page shows before
+ * the key is unlocked.
  */
 async function accountLines(email: string, privateKey: string | null) {
   connectJourneyDatabase();
@@ -88,17 +90,21 @@ async function accountLines(email: string, privateKey: string | null) {
     select: {
       accounts: {
         orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-        select: { currency: true, displayNameEnc: true },
+        select: { currency: true, displayNameEnc: true, enc: true },
       },
     },
   });
   return connections.flatMap((connection) =>
     connection.accounts.map((account, index) => {
-      const opened =
-        privateKey && account.displayNameEnc
-          ? openJson<{ displayName: string | null }>(privateKey, account.displayNameEnc)
-          : null;
-      return opened?.displayName ?? `Account ${index + 1} (${account.currency})`;
+      const open = <T>(envelope: string | null) =>
+        privateKey && envelope ? openJson<T>(privateKey, envelope) : null;
+      const label = privateKey
+        ? accountLabel(
+            open<OpenedAccount>(account.displayNameEnc),
+            open<OpenedDetails>(account.enc),
+          )
+        : null;
+      return label ?? `Account ${index + 1} (${account.currency})`;
     }),
   );
 }
@@ -150,6 +156,9 @@ test.describe("desktop", () => {
       "Second Ledger no longer has access to your bank data.",
     );
     expect((await readAccounts(secondKey)).status).toBe(401);
+    const secondBank = banks.filter({ hasText: "Second Ledger" });
+    await expect(secondBank.getByTestId("bank-status")).toHaveText("Access ended");
+    await expect(secondBank).toContainText("Second Ledger no longer has access");
     const before = await readAccounts(demoKey);
     expect(before.status).toBe(200);
     expect(before.ids.length).toBeGreaterThan(0);

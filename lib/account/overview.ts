@@ -5,7 +5,8 @@ import { SCREEN_BRANDING_SELECT, toScreenBranding } from "../partners/branding";
 /**
  * What the "My access" page shows a signed-in person (docs/account.md): the
  * partners that can read their data, with each live key; their bank
- * connections with the accounts' sealed display names (opened in the
+ * connections, each saying whether the partner it was made for can still
+ * read it, with the accounts' sealed names and details (opened in the
  * browser, never here); and their own key's fingerprint.
  */
 
@@ -29,7 +30,19 @@ export interface BankAccountView {
   accountType: string | null;
   /** Sealed `{displayName}`; only the browser holding the user's key opens it. */
   displayNameEnc: string | null;
+  /**
+   * Sealed `{accountName, product, iban, bban, ...}`: what names an account
+   * the person gave no name of their own ("Everyday · •••• 1234").
+   */
+  detailsEnc: string | null;
 }
+
+/**
+ * Whether the partner a connection was made for can read it: `live` while
+ * it holds a live key (or a code it has yet to exchange), `ended` once the
+ * person ended its access or its keys expired; null for the person's own.
+ */
+export type PartnerAccessState = "live" | "ended" | null;
 
 export interface BankConnectionView {
   id: string;
@@ -39,6 +52,8 @@ export interface BankConnectionView {
   validUntil: string;
   /** The partner the connection was made for (null: the person's own). */
   partnerName: string | null;
+  partnerId: string | null;
+  partnerAccess: PartnerAccessState;
   /** Sealed to the person's current key: the browser can open it. */
   sealedToUser: boolean;
   /** Sealed `{sessionId}`: the browser opens it so the upstream consent can be closed. */
@@ -62,7 +77,7 @@ export async function loadAccountOverview(
   userId: string,
   now = new Date(),
 ): Promise<AccountOverview> {
-  const [user, keys, connections] = await Promise.all([
+  const [user, keys, pendingCodes, connections] = await Promise.all([
     db().user.findUniqueOrThrow({
       where: { id: userId },
       select: { publicKey: true, publicKeyAt: true },
@@ -88,6 +103,16 @@ export async function loadAccountOverview(
         },
       },
     }),
+    // A code not yet exchanged becomes a key within seconds: that access has not ended.
+    db().authorizationCode.findMany({
+      where: {
+        tenant: { userId },
+        consumedAt: null,
+        expiresAt: { gt: now },
+        client: { partnerId: { not: null } },
+      },
+      select: { client: { select: { partnerId: true } } },
+    }),
     db().connection.findMany({
       where: { tenant: { userId } },
       orderBy: [{ createdAt: "asc" }, { id: "asc" }],
@@ -102,12 +127,18 @@ export async function loadAccountOverview(
           select: {
             sealingKey: true,
             sealingKeyKind: true,
-            partner: { select: { name: true, displayName: true } },
+            partner: { select: { id: true, name: true, displayName: true } },
           },
         },
         accounts: {
           orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-          select: { id: true, currency: true, accountType: true, displayNameEnc: true },
+          select: {
+            id: true,
+            currency: true,
+            accountType: true,
+            displayNameEnc: true,
+            enc: true,
+          },
         },
       },
     }),
@@ -131,6 +162,10 @@ export async function loadAccountOverview(
     });
   }
 
+  const reading = new Set([
+    ...access.keys(),
+    ...pendingCodes.map((code) => code.client.partnerId ?? ""),
+  ]);
   const banks = connections.map((connection): BankConnectionView => {
     const sealedToUser =
       connection.tenant.sealingKeyKind === "user" &&
@@ -144,11 +179,14 @@ export async function loadAccountOverview(
       status: connection.status,
       validUntil: connection.validUntil.toISOString(),
       partnerName: partner ? partner.displayName || partner.name : null,
+      partnerId: partner?.id ?? null,
+      partnerAccess: partner ? (reading.has(partner.id) ? "live" : "ended") : null,
       sealedToUser,
       upstreamSessionEnc: sealedToUser ? connection.upstreamSessionEnc : null,
-      accounts: connection.accounts.map((account) => ({
+      accounts: connection.accounts.map(({ enc, ...account }) => ({
         ...account,
         displayNameEnc: sealedToUser ? account.displayNameEnc : null,
+        detailsEnc: sealedToUser ? enc : null,
       })),
     };
   });

@@ -5,6 +5,7 @@ import { useEffect, useRef, useState } from "react";
 import { FocusedAlert, useShownError } from "../setup/focused-alert";
 import { postAction } from "./account-requests";
 import { ConfirmAction } from "./confirm-action";
+import { useEndedAccess } from "./ended-access";
 
 export interface AccessItem {
   partnerId: string;
@@ -15,8 +16,10 @@ export interface AccessItem {
 
 /**
  * Applications with access: each partner with its live keys, and "End
- * access" behind a confirmation that says what the partner loses. Every key
- * of the partner's clients for this person is revoked at once.
+ * access" behind a confirmation that says what the partner loses, and what
+ * it keeps: data it already read and a key it was already given cannot be
+ * taken back. Every key of the partner's clients for this person is revoked
+ * at once.
  */
 export function AccessList({ items, csrf }: { items: AccessItem[]; csrf: string }) {
   const t = useTranslations("Account.access");
@@ -26,6 +29,7 @@ export function AccessList({ items, csrf }: { items: AccessItem[]; csrf: string 
   const [ended, setEnded] = useState<string | null>(null);
   const alert = useShownError();
   const status = useRef<HTMLParagraphElement>(null);
+  const { markEnded } = useEndedAccess();
 
   useEffect(() => {
     if (ended) status.current?.focus();
@@ -43,6 +47,7 @@ export function AccessList({ items, csrf }: { items: AccessItem[]; csrf: string 
       setShown((list) => list.filter((other) => other.partnerId !== item.partnerId));
       setConfirming(null);
       setEnded(item.name);
+      markEnded(item.partnerId);
     } else {
       alert.show(t("failed"));
     }
@@ -51,6 +56,11 @@ export function AccessList({ items, csrf }: { items: AccessItem[]; csrf: string 
   return (
     <section aria-labelledby="access-title" className="stack account-section">
       <h2 id="access-title">{t("title")}</h2>
+      {items.length > 0 ? (
+        <p className="hint" id="access-held-note">
+          {t("heldNote")}
+        </p>
+      ) : null}
       {ended ? (
         <p ref={status} className="alert alert-success" role="status" tabIndex={-1}>
           {t("ended", { partner: ended })}
@@ -89,6 +99,7 @@ export function AccessList({ items, csrf }: { items: AccessItem[]; csrf: string 
               busy={busy}
               title={t("confirmTitle", { partner: item.name })}
               body={t("confirmBody", { partner: item.name })}
+              note={t("confirmHeld", { partner: item.name })}
               confirmLabel={t("confirm")}
               cancelLabel={t("cancel")}
               actionLabel={t("end")}

@@ -2,11 +2,14 @@
 
 import { useTranslations } from "next-intl";
 import { useEffect, useRef, useState, type FormEvent } from "react";
+import { accountLabel, type OpenedAccount, type OpenedDetails } from "@/lib/account/account-name";
+import type { PartnerAccessState } from "@/lib/account/overview";
 import { openEnvelopeInBrowser } from "@/lib/keys/browser-envelope";
 import { FocusedAlert, useShownError } from "../setup/focused-alert";
 import { postAction } from "./account-requests";
 import { useUserKey } from "./use-user-key";
 import { ConfirmAction } from "./confirm-action";
+import { useEndedAccess } from "./ended-access";
 
 export interface BankItem {
   id: string;
@@ -15,8 +18,15 @@ export interface BankItem {
   status: "Active" | "Expired" | "Withdrawn" | "Replaced";
   validUntil: string;
   partnerName: string | null;
+  partnerId: string | null;
+  partnerAccess: PartnerAccessState;
   upstreamSessionEnc: string | null;
-  accounts: { id: string; currency: string; displayNameEnc: string | null }[];
+  accounts: {
+    id: string;
+    currency: string;
+    displayNameEnc: string | null;
+    detailsEnc: string | null;
+  }[];
 }
 
 const STATUS_BADGE = {
@@ -27,9 +37,11 @@ const STATUS_BADGE = {
 } as const;
 
 /**
- * Connected banks: each connection with its accounts. Account names are
- * sealed to the person's key, so they are opened here, in the browser, once
- * the key is unlocked; the server never sees them. "Remove" opens the
+ * Connected banks: each connection with its accounts, and whether the
+ * partner it was made for still reads it. Account names are sealed to the
+ * person's key, so they are opened here, in the browser, once the key is
+ * unlocked; the server never sees them. Every account is named: by the
+ * person's own name for it, else the bank's (lib/account/account-name.ts). "Remove" opens the
  * connection's sealed upstream session id too, when it can, so the service
  * can close the consent at the bank before it deletes everything of it.
  */
@@ -48,8 +60,9 @@ export function BankList(props: {
   const [removed, setRemoved] = useState<string | null>(null);
   const alert = useShownError();
   const status = useRef<HTMLParagraphElement>(null);
+  const { ended } = useEndedAccess();
   const sealed = props.banks.some((bank) =>
-    bank.accounts.some((account) => account.displayNameEnc),
+    bank.accounts.some((account) => account.displayNameEnc || account.detailsEnc),
   );
 
   useEffect(() => {
@@ -58,13 +71,17 @@ export function BankList(props: {
     const privateKey = key.pair.privateKey;
     void (async () => {
       const opened: Record<string, string> = {};
+      const open = <T,>(envelope: string | null) =>
+        envelope
+          ? openEnvelopeInBrowser<T>(privateKey, envelope).catch(() => null)
+          : Promise.resolve(null);
       for (const account of props.banks.flatMap((bank) => bank.accounts)) {
-        if (!account.displayNameEnc) continue;
-        const value = await openEnvelopeInBrowser<{ displayName?: unknown }>(
-          privateKey,
-          account.displayNameEnc,
-        ).catch(() => null);
-        if (typeof value?.displayName === "string") opened[account.id] = value.displayName;
+        const [name, details] = await Promise.all([
+          open<OpenedAccount>(account.displayNameEnc),
+          open<OpenedDetails>(account.detailsEnc),
+        ]);
+        const label = accountLabel(name, details);
+        if (label) opened[account.id] = label;
       }
       if (!cancelled) setNames(opened);
     })();
@@ -146,46 +163,60 @@ export function BankList(props: {
         <p className="hint">{t("noKeyHere")}</p>
       ) : null}
       <ul className="list-plain stack account-list">
-        {shown.map((bank) => (
-          <li key={bank.id} className="account-item" data-testid="bank-item">
-            <div className="account-item-head">
-              <h3>{bank.bank}</h3>
-              <span className={`badge ${STATUS_BADGE[bank.status]}`}>
-                {t(`status.${bank.status}`)}
-              </span>
-            </div>
-            <p className="muted account-meta">
-              <span>{t("country", { country: bank.country })}</span>
-              <span>{t("validUntil", { date: bank.validUntil })}</span>
-              {bank.partnerName ? (
-                <span>{t("sharedWith", { partner: bank.partnerName })}</span>
-              ) : null}
-            </p>
-            <p className="account-meta">{t("accounts", { count: bank.accounts.length })}</p>
-            <ul className="list-plain account-accounts">
-              {bank.accounts.map((account, index) => (
-                <li key={account.id} data-testid="bank-account">
-                  {names[account.id] ??
-                    t("accountFallback", { number: index + 1, currency: account.currency })}
-                </li>
-              ))}
-            </ul>
-            <ConfirmAction
-              id={`remove-${bank.id}`}
-              open={confirming === bank.id}
-              busy={busy}
-              title={t("confirmTitle", { bank: bank.bank })}
-              body={t("confirmBody")}
-              confirmLabel={t("confirm")}
-              cancelLabel={t("cancel")}
-              actionLabel={t("remove")}
-              subject={bank.bank}
-              onOpen={() => setConfirming(bank.id)}
-              onCancel={() => setConfirming(null)}
-              onConfirm={() => void remove(bank)}
-            />
-          </li>
-        ))}
+        {shown.map((bank) => {
+          const accessEnded =
+            bank.partnerAccess === "ended" ||
+            (bank.partnerId !== null && ended.has(bank.partnerId));
+          // An active consent that no partner reads any more is not "Active" to the person.
+          const badge =
+            accessEnded && bank.status === "Active"
+              ? { tone: "badge-warn", text: t("status.accessEnded") }
+              : { tone: STATUS_BADGE[bank.status], text: t(`status.${bank.status}`) };
+          return (
+            <li key={bank.id} className="account-item" data-testid="bank-item">
+              <div className="account-item-head">
+                <h3>{bank.bank}</h3>
+                <span className={`badge ${badge.tone}`} data-testid="bank-status">
+                  {badge.text}
+                </span>
+              </div>
+              <p className="muted account-meta">
+                <span>{t("country", { country: bank.country })}</span>
+                <span>{t("validUntil", { date: bank.validUntil })}</span>
+                {bank.partnerName ? (
+                  <span>
+                    {accessEnded
+                      ? t("notShared", { partner: bank.partnerName })
+                      : t("sharedWith", { partner: bank.partnerName })}
+                  </span>
+                ) : null}
+              </p>
+              <p className="account-meta">{t("accounts", { count: bank.accounts.length })}</p>
+              <ul className="list-plain account-accounts">
+                {bank.accounts.map((account, index) => (
+                  <li key={account.id} data-testid="bank-account">
+                    {names[account.id] ??
+                      t("accountFallback", { number: index + 1, currency: account.currency })}
+                  </li>
+                ))}
+              </ul>
+              <ConfirmAction
+                id={`remove-${bank.id}`}
+                open={confirming === bank.id}
+                busy={busy}
+                title={t("confirmTitle", { bank: bank.bank })}
+                body={t("confirmBody")}
+                confirmLabel={t("confirm")}
+                cancelLabel={t("cancel")}
+                actionLabel={t("remove")}
+                subject={bank.bank}
+                onOpen={() => setConfirming(bank.id)}
+                onCancel={() => setConfirming(null)}
+                onConfirm={() => void remove(bank)}
+              />
+            </li>
+          );
+        })}
       </ul>
     </section>
   );

@@ -11,6 +11,8 @@ export function ConfirmAction(props: {
   busy: boolean;
   title: string;
   body: string;
+  /** A second paragraph: what the action cannot undo. */
+  note?: string;
   confirmLabel: string;
   cancelLabel: string;
   actionLabel: string;
@@ -32,6 +34,7 @@ export function ConfirmAction(props: {
     <div className="account-confirm stack" role="group" aria-labelledby={props.id}>
       <h4 id={props.id}>{props.title}</h4>
       <p>{props.body}</p>
+      {props.note ? <p className="account-confirm-note">{props.note}</p> : null}
       <div className="actions">
         <button
           type="button"

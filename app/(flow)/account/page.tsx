@@ -14,6 +14,7 @@ import { KeySetup } from "../setup/key-setup";
 import { AccessList } from "./access-list";
 import { BankList } from "./bank-list";
 import { DeleteForm } from "./delete-form";
+import { EndedAccessProvider } from "./ended-access";
 import { KeyPanel } from "./key-panel";
 import "./account.css";
 
@@ -88,37 +89,42 @@ export default async function AccountPage({
       <h1>{t("title")}</h1>
       <p className="flow-lead">{t("intro")}</p>
       <ClientMessages namespaces={["Account"]}>
-        <AccessList
-          csrf={accountCsrfToken(user, "end-access")}
-          items={overview.access.map((item) => ({
-            ...item,
-            keys: item.keys.map((key) => ({
-              prefix: key.prefix,
-              granted: day(key.createdAt),
-              expires: day(key.expiresAt),
-              lastUsed: key.lastUsedAt ? day(key.lastUsedAt) : null,
-            })),
-          }))}
-        />
-        <BankList
-          csrf={accountCsrfToken(user, "remove-bank")}
-          userId={user.userId}
-          publicKey={overview.key?.publicKey ?? null}
-          banks={overview.banks.map((bank) => ({
-            id: bank.id,
-            bank: bank.bank,
-            country: regions.of(bank.country) ?? bank.country,
-            status: bank.status,
-            validUntil: day(bank.validUntil),
-            partnerName: bank.partnerName,
-            upstreamSessionEnc: bank.upstreamSessionEnc,
-            accounts: bank.accounts.map((account) => ({
-              id: account.id,
-              currency: account.currency,
-              displayNameEnc: account.displayNameEnc,
-            })),
-          }))}
-        />
+        <EndedAccessProvider>
+          <AccessList
+            csrf={accountCsrfToken(user, "end-access")}
+            items={overview.access.map((item) => ({
+              ...item,
+              keys: item.keys.map((key) => ({
+                prefix: key.prefix,
+                granted: day(key.createdAt),
+                expires: day(key.expiresAt),
+                lastUsed: key.lastUsedAt ? day(key.lastUsedAt) : null,
+              })),
+            }))}
+          />
+          <BankList
+            csrf={accountCsrfToken(user, "remove-bank")}
+            userId={user.userId}
+            publicKey={overview.key?.publicKey ?? null}
+            banks={overview.banks.map((bank) => ({
+              id: bank.id,
+              bank: bank.bank,
+              country: regions.of(bank.country) ?? bank.country,
+              status: bank.status,
+              validUntil: day(bank.validUntil),
+              partnerName: bank.partnerName,
+              partnerId: bank.partnerId,
+              partnerAccess: bank.partnerAccess,
+              upstreamSessionEnc: bank.upstreamSessionEnc,
+              accounts: bank.accounts.map((account) => ({
+                id: account.id,
+                currency: account.currency,
+                displayNameEnc: account.displayNameEnc,
+                detailsEnc: account.detailsEnc,
+              })),
+            }))}
+          />
+        </EndedAccessProvider>
         {overview.key ? (
           <KeyPanel
             userId={user.userId}
