@@ -185,7 +185,12 @@ test.describe("desktop", () => {
     // Delete everything.
     await page.locator("#delete-confirm").fill(email);
     await page.getByRole("button", { name: "Delete everything" }).click();
-    await expect(page).toHaveURL(`${E2E_ORIGIN}/`);
+    await expect(page).toHaveURL(/\/account\/deleted\?/);
+    await expect(page.locator("h1")).toHaveText("Everything is deleted");
+    await expect(page.getByRole("link", { name: "Return to Second Ledger" })).toHaveAttribute(
+      "href",
+      new URL(partnerApp().redirectUri).origin,
+    );
     expect((await readAccounts(demoKey)).status).toBe(401);
     expect(await db().user.findUnique({ where: { email } })).toBeNull();
     expect(await db().tenant.count({ where: { userId: user.id } })).toBe(0);

@@ -72,6 +72,7 @@ export const STATIC_ROUTES: ReadonlySet<string> = new Set([
   "/account/access/end",
   "/account/banks/remove",
   "/account/delete",
+  "/account/deleted",
   "/account/key/start-over",
   "/dashboard",
   "/dashboard/analytics",

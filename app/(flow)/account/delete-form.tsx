@@ -2,15 +2,17 @@
 
 import { useTranslations } from "next-intl";
 import { useState, type FormEvent } from "react";
+import { forgetTabUnlock } from "@/lib/keys/tab-unlock";
 import { FocusedAlert, useShownError } from "../setup/focused-alert";
 import { postAction } from "./account-requests";
 
 /**
  * Delete everything, after the person typed their sign-in address: their
  * connections, data and every application's access go, and so does their
- * session; the browser then lands on the home page.
+ * session; the browser then lands on `after`, the page that says what was
+ * deleted and leads back to the partner.
  */
-export function DeleteForm({ csrf, email }: { csrf: string; email: string }) {
+export function DeleteForm({ csrf, email, after }: { csrf: string; email: string; after: string }) {
   const t = useTranslations("Account.delete");
   const [busy, setBusy] = useState(false);
   const alert = useShownError();
@@ -22,8 +24,10 @@ export function DeleteForm({ csrf, email }: { csrf: string; email: string }) {
     setBusy(true);
     const answer = await postAction("/account/delete", { csrf, confirm });
     if (answer.ok) {
+      // The key this tab kept unlocked opens nothing any more: it goes too.
+      await forgetTabUnlock().catch(() => undefined);
       // A full load: nothing of the deleted account may stay in this page's state.
-      window.location.assign(new URL("/", window.location.href).href);
+      window.location.assign(new URL(after, window.location.href).href);
       return;
     }
     setBusy(false);

@@ -2,12 +2,14 @@ import { cookies } from "next/headers";
 import { redirect } from "next/navigation";
 import { getLocale, getTranslations } from "next-intl/server";
 import { loadAccountOverview } from "@/lib/account/overview";
+import { deletedPagePath, wayBackForUser } from "@/lib/account/way-back";
 import { ACCOUNT_ACTION_PAGES, accountCsrfToken } from "@/lib/account/session";
 import { findSessionUser, isFreshSignIn, sessionCookieName } from "@/lib/auth/sessions";
 import { reconfirmChangePath } from "@/lib/flow/continue";
 import { tenantSubject } from "@/lib/banking/tenants";
 import { isDatabaseUnavailable } from "@/lib/db/faults";
 import { getEnv } from "@/lib/env";
+import { flowCookieName } from "@/lib/flow/flows";
 import { ClientMessages } from "@/lib/i18n/client-messages";
 import { FlowShell, SERVICE_NAME } from "../_components/flow-shell";
 import { KeySetup } from "../setup/key-setup";
@@ -22,14 +24,15 @@ import "./account.css";
  * "My access" (docs/account.md): the signed-in person's own page, with the
  * flow's sign-in and look. It lists the applications that can read their
  * bank data and their bank connections, and ends either; it shows their key
- * and deletes everything on request. `?key=start-over` replaces a lost key
- * with the flow's own key setup. Signed out, the flow's sign-in comes first
+ * and deletes everything on request, then says what was deleted at
+ * /account/deleted. `?key=start-over` replaces a lost key with the flow's
+ * own key setup. Signed out, the flow's sign-in comes first
  * and brings the person back here.
  */
 export default async function AccountPage({
   searchParams,
 }: {
-  searchParams: Promise<{ key?: string }>;
+  searchParams: Promise<{ key?: string; from?: string }>;
 }) {
   const store = await cookies();
   const user = await findSessionUser(store.get(sessionCookieName())?.value).catch(
@@ -47,6 +50,12 @@ export default async function AccountPage({
   const day = (iso: string) => date.format(new Date(iso));
   const regions = new Intl.DisplayNames([locale], { type: "region" });
   const overview = await loadAccountOverview(user.userId);
+  // The partner the person came from (their flow, or the grant mail's link), to go back to.
+  const back = await wayBackForUser({
+    flowCookie: store.get(flowCookieName())?.value,
+    userId: user.userId,
+    from: (await searchParams).from,
+  });
 
   if ((await searchParams).key === "start-over" && overview.key) {
     // Asked before the new key is made, not after: starting over needs a fresh sign-in.
@@ -138,7 +147,11 @@ export default async function AccountPage({
             <p className="muted">{t("key.none")}</p>
           </section>
         )}
-        <DeleteForm csrf={accountCsrfToken(user, "delete")} email={user.email} />
+        <DeleteForm
+          csrf={accountCsrfToken(user, "delete")}
+          email={user.email}
+          after={deletedPagePath(back)}
+        />
       </ClientMessages>
     </FlowShell>
   );
