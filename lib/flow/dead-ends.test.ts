@@ -119,6 +119,12 @@ describe("the flow behind a browser's cookie, in any state", () => {
     expect(partnerSiteOf("not a url")).toBeNull();
   });
 
+  it("links a partner on this service's own origin (the demo) at its own path, not the home page", () => {
+    expect(partnerSiteOf(`${ISSUER}/demo/callback`)).toBe("/demo");
+    expect(partnerSiteOf(`${ISSUER}/shop/oauth/callback?x=1`)).toBe("/shop/oauth");
+    expect(partnerSiteOf(`${ISSUER}/callback`)).toBe("/");
+  });
+
   it("resumes a renewal at its bank and a finished step at consent", () => {
     const flow = { userId: "u", renewConnectionId: null };
     expect(resumePath({ ...flow, step: "key_setup" }, "u")).toBe("/setup");

@@ -131,12 +131,17 @@ export async function findFlowRecordByCookie(value: string | null | undefined, n
 /**
  * The partner's own site, for "return to the partner" links once a flow can no
  * longer relay: the origin of the flow's registered redirect URI (checked
- * exactly at authorization), and only for http(s) addresses.
+ * exactly at authorization), and only for http(s) addresses. A partner served
+ * from this service's own origin (the demo, `/demo/callback`) is at its
+ * redirect URI's folder (`/demo`): the origin would be this service's home
+ * page, not the partner.
  */
 export function partnerSiteOf(redirectUri: string): string | null {
   try {
     const url = new URL(redirectUri);
-    return url.protocol === "https:" || url.protocol === "http:" ? url.origin : null;
+    if (url.protocol !== "https:" && url.protocol !== "http:") return null;
+    if (url.origin !== new URL(getEnv().issuer).origin) return url.origin;
+    return url.pathname.replace(/\/[^/]*$/, "") || "/";
   } catch {
     return null;
   }
