@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { createMailer } from "./mail";
@@ -91,6 +91,35 @@ describe("settings", () => {
     expect(found.join()).toContain("ENABLE_BANKING_PRIVATE_KEY");
   });
 
+  it("reads the Enable Banking key as PKCS#1 or PKCS#8 and refuses anything else at start", () => {
+    const pkcs8Key = generateKeyPairSync("rsa", {
+      modulusLength: 2048,
+      privateKeyEncoding: { type: "pkcs8", format: "pem" },
+      publicKeyEncoding: { type: "spki", format: "pem" },
+    }).privateKey;
+    const withKey = (key: string) =>
+      problems({
+        UPSTREAM: "enablebanking",
+        ENABLE_BANKING_APPLICATION_ID: "app",
+        ENABLE_BANKING_PRIVATE_KEY: key,
+      });
+    expect(pkcs1Key).toMatch(/^-----BEGIN RSA PRIVATE KEY-----/);
+    expect(withKey(pkcs1Key)).toEqual([]);
+    expect(withKey(pkcs1Key.trim().replace(/\n/g, "\\n"))).toEqual([]);
+    expect(withKey(pkcs8Key)).toEqual([]);
+    const ecKey = generateKeyPairSync("ec", {
+      namedCurve: "P-256",
+      privateKeyEncoding: { type: "pkcs8", format: "pem" },
+      publicKeyEncoding: { type: "spki", format: "pem" },
+    }).privateKey;
+    const truncated = pkcs1Key.slice(0, 200) + "\n-----END RSA PRIVATE KEY-----";
+    for (const bad of ["pem", truncated, ecKey]) {
+      expect(withKey(bad)).toEqual([
+        "ENABLE_BANKING_PRIVATE_KEY is not an RSA private key in PEM form (PKCS#8 BEGIN PRIVATE KEY or PKCS#1 BEGIN RSA PRIVATE KEY)",
+      ]);
+    }
+  });
+
   it("wants both Upstash settings or neither", () => {
     expect(problems({ UPSTASH_REDIS_REST_URL: "https://x.upstash.io" })[0]).toMatch(/together/);
   });
@@ -111,6 +140,13 @@ describe("settings", () => {
 /** What a production build reads when nobody configured anything (`npm run build && npm start`). */
 const bareProductionBuild = { NODE_ENV: "production" };
 
+/** An application key as `openssl genrsa` writes it on OpenSSL 1.1 and LibreSSL: PKCS#1. */
+const pkcs1Key = generateKeyPairSync("rsa", {
+  modulusLength: 2048,
+  privateKeyEncoding: { type: "pkcs1", format: "pem" },
+  publicKeyEncoding: { type: "spki", format: "pem" },
+}).privateKey;
+
 /** A production build behind a tunnel: complete, except that the issuer is loopback and the secret is the published one. */
 const tunnelled = {
   NODE_ENV: "production",
@@ -120,7 +156,7 @@ const tunnelled = {
   RESEND_API_KEY: "re_123",
   UPSTREAM: "enablebanking",
   ENABLE_BANKING_APPLICATION_ID: "app",
-  ENABLE_BANKING_PRIVATE_KEY: "pem",
+  ENABLE_BANKING_PRIVATE_KEY: pkcs1Key,
 };
 
 describe("production mode: a production build refuses development secrets and demo defaults", () => {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { createPrivateKey, type KeyObject } from "node:crypto";
 
 /**
  * The only reader of process.env. Every setting is parsed here once, with a
@@ -297,6 +298,34 @@ function finishEnv(raw: RawEnv) {
   };
 }
 
+/** A PEM pasted into a one-line setting often carries `\n` escapes instead of line breaks. */
+const toPem = (value: string) => value.replace(/\\n/g, "\n").trim();
+
+export const APPLICATION_KEY_PROBLEM =
+  "ENABLE_BANKING_PRIVATE_KEY is not an RSA private key in PEM form (PKCS#8 BEGIN PRIVATE KEY or PKCS#1 BEGIN RSA PRIVATE KEY)";
+
+/**
+ * The application's RSA private key as operators have it: PKCS#8
+ * (`-----BEGIN PRIVATE KEY-----`, OpenSSL 3's `openssl genrsa`) or PKCS#1
+ * (`-----BEGIN RSA PRIVATE KEY-----`, `openssl genrsa` on OpenSSL 1.1 and
+ * LibreSSL), with real line breaks or `\n` escapes. An encrypted key, a
+ * public key, a certificate or a non-RSA key is refused with
+ * {@link APPLICATION_KEY_PROBLEM}; the key's content never appears in it.
+ */
+export function parseApplicationKey(value: string): KeyObject {
+  const pem = toPem(value);
+  if (!/^-----BEGIN (RSA )?PRIVATE KEY-----/.test(pem))
+    throw new TypeError(APPLICATION_KEY_PROBLEM);
+  let key: KeyObject;
+  try {
+    key = createPrivateKey({ key: pem, format: "pem" });
+  } catch {
+    throw new TypeError(APPLICATION_KEY_PROBLEM);
+  }
+  if (key.asymmetricKeyType !== "rsa") throw new TypeError(APPLICATION_KEY_PROBLEM);
+  return key;
+}
+
 /** Cross-setting rules; each problem names the setting(s) to fix. */
 function checkEnv(raw: RawEnv, env: Env): string[] {
   const problems: string[] = [];
@@ -309,6 +338,13 @@ function checkEnv(raw: RawEnv, env: Env): string[] {
     }
     if (!env.enableBanking.privateKey) {
       problems.push("ENABLE_BANKING_PRIVATE_KEY is required when UPSTREAM=enablebanking");
+    } else {
+      // Checked at start, not on the first sync: a key Enable Banking cannot read fails every call.
+      try {
+        parseApplicationKey(env.enableBanking.privateKey);
+      } catch {
+        problems.push(APPLICATION_KEY_PROBLEM);
+      }
     }
   }
   if (raw.SECRET_KEY_PREVIOUS !== undefined && raw.SECRET_KEY_PREVIOUS === raw.SECRET_KEY) {

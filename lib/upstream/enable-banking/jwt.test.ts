@@ -132,12 +132,48 @@ describe("the application key", () => {
     await expect(connector({ privateKey: oneLine }).listBanks()).resolves.toHaveLength(1);
   });
 
-  it("that is not a PKCS#8 PEM fails as partner_app_inactive without a request", async () => {
-    const error = await failureOf(connector({ privateKey: "not a key" }).listBanks());
-    expect(error.reason).toBe("partner_app_inactive");
-    expect(error.message).toBe(
-      "ENABLE_BANKING_PRIVATE_KEY is not an RSA private key in PKCS#8 PEM form",
-    );
+  it("may be PKCS#1, as `openssl genrsa` writes it on OpenSSL 1.1 and LibreSSL", async () => {
+    const pkcs1 = generateKeyPairSync("rsa", {
+      modulusLength: 2048,
+      publicKeyEncoding: { type: "spki", format: "pem" },
+      privateKeyEncoding: { type: "pkcs1", format: "pem" },
+    });
+    expect(pkcs1.privateKey).toMatch(/^-----BEGIN RSA PRIVATE KEY-----\n/);
+    const pkcs1Fake = await startFakeEnableBanking({
+      applicationId: APPLICATION_ID,
+      publicKey: pkcs1.publicKey,
+    });
+    try {
+      pkcs1Fake.aspsps = [{ name: "Nordea", country: "FI", psu_types: ["personal"] }];
+      const banks = connector({ apiUrl: pkcs1Fake.url, privateKey: pkcs1.privateKey }).listBanks();
+      await expect(banks).resolves.toHaveLength(1);
+      const oneLine = pkcs1.privateKey.trim().replace(/\n/g, "\\n");
+      const again = connector({ apiUrl: pkcs1Fake.url, privateKey: oneLine }).listBanks();
+      await expect(again).resolves.toHaveLength(1);
+      expect(pkcs1Fake.rejections).toEqual([]);
+      expect(pkcs1Fake.requests.map((request) => request.jwtHeader?.alg)).toEqual([
+        "RS256",
+        "RS256",
+      ]);
+    } finally {
+      await pkcs1Fake.close();
+    }
+  });
+
+  it("that is no RSA private key PEM fails as partner_app_inactive without a request", async () => {
+    const ecKey = generateKeyPairSync("ec", {
+      namedCurve: "P-256",
+      publicKeyEncoding: { type: "spki", format: "pem" },
+      privateKeyEncoding: { type: "pkcs8", format: "pem" },
+    });
+    const truncated = `${keys.privateKey.slice(0, 300)}\n-----END PRIVATE KEY-----`;
+    for (const bad of ["not a key", truncated, ecKey.privateKey, keys.publicKey]) {
+      const error = await failureOf(connector({ privateKey: bad }).listBanks());
+      expect(error.reason).toBe("partner_app_inactive");
+      expect(error.message).toBe(
+        "ENABLE_BANKING_PRIVATE_KEY is not an RSA private key in PEM form (PKCS#8 BEGIN PRIVATE KEY or PKCS#1 BEGIN RSA PRIVATE KEY)",
+      );
+    }
     expect(fake.requests).toHaveLength(0);
   });
 

@@ -1,5 +1,7 @@
-import { importPKCS8, SignJWT } from "jose";
+import type { KeyObject } from "node:crypto";
+import { SignJWT } from "jose";
 import { UpstreamError } from "../types";
+import { APPLICATION_KEY_PROBLEM, parseApplicationKey } from "../../env";
 
 /**
  * Enable Banking authenticates the application by a JWT on every request
@@ -20,7 +22,7 @@ export const JWT_RENEWAL_MARGIN_SECONDS = 5 * 60;
 
 export interface TokenSignerOptions {
   applicationId: string;
-  /** PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`). */
+  /** RSA private key, PEM: PKCS#8 or PKCS#1 (see {@link parseApplicationKey}). */
   privateKey: string;
   now: () => Date;
   lifetimeSeconds?: number;
@@ -32,9 +34,6 @@ export interface TokenSigner {
   /** Drops the cached token (after Enable Banking refused it). */
   forget(): void;
 }
-
-/** A PEM pasted into a one-line setting often carries `\n` escapes instead of line breaks. */
-const toPem = (value: string) => value.replace(/\\n/g, "\n").trim();
 
 function assertLifetime(seconds: number): number {
   if (!Number.isInteger(seconds) || seconds <= JWT_RENEWAL_MARGIN_SECONDS) {
@@ -48,18 +47,16 @@ function assertLifetime(seconds: number): number {
 
 export function createTokenSigner(options: TokenSignerOptions): TokenSigner {
   const lifetime = assertLifetime(options.lifetimeSeconds ?? DEFAULT_JWT_LIFETIME_SECONDS);
-  let key: Promise<CryptoKey> | undefined;
+  let key: KeyObject | undefined;
   let cached: { token: string; issuedAt: number; expiresAt: number } | undefined;
 
-  function signingKey(): Promise<CryptoKey> {
-    key ??= importPKCS8(toPem(options.privateKey), "RS256").catch((cause: unknown) => {
+  function signingKey(): KeyObject {
+    try {
+      key ??= parseApplicationKey(options.privateKey);
+    } catch (cause) {
       // Without its key the application cannot authenticate at all.
-      throw new UpstreamError(
-        "partner_app_inactive",
-        "ENABLE_BANKING_PRIVATE_KEY is not an RSA private key in PKCS#8 PEM form",
-        { cause },
-      );
-    });
+      throw new UpstreamError("partner_app_inactive", APPLICATION_KEY_PROBLEM, { cause });
+    }
     return key;
   }
 
@@ -70,7 +67,7 @@ export function createTokenSigner(options: TokenSignerOptions): TokenSigner {
       .setAudience(JWT_AUDIENCE)
       .setIssuedAt(issuedAt)
       .setExpirationTime(issuedAt + lifetime)
-      .sign(await signingKey());
+      .sign(signingKey());
     cached = { token, issuedAt, expiresAt: issuedAt + lifetime };
     return token;
   }
