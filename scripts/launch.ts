@@ -5,6 +5,7 @@ import { nativeAgreement } from "../lib/crypto/p256-agree";
 import { checkSettings, EnvError } from "../lib/env";
 import { flushKeyUsesOnShutdown } from "../lib/keys/last-use";
 import { accessMailsSettled } from "../lib/oauth/access-mail";
+import { makeMissingNameKeys } from "../lib/partners/name-keys";
 import { distDir, resolveDatabase, REPO_ROOT, type ResolvedDatabase } from "./lib/database";
 import { serveNext, type RunningServer } from "./lib/http-server";
 import { applyMigrations } from "./lib/migrations";
@@ -113,6 +114,11 @@ async function main() {
         : "database schema is up to date",
     );
     const demo = env.demoEnabled ? await seedDemo() : null;
+    // Partners from before the look-alike name keys get theirs before anything is served.
+    const named = await makeMissingNameKeys();
+    if (named.partners > 0) {
+      log(`made the look-alike name keys of ${named.partners} partner(s)`);
+    }
     // Next's bundle opens its own pool; this one was only for setting up.
     await disconnectDb();
     server = await serveNext({

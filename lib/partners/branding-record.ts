@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { BrandingRecordWire } from "./schemas";
 import { isLocale, locales, type Locale } from "../i18n/locales";
+import { normalizeNameText } from "./names";
 import type { FieldViolation, ViolationCode } from "./violations";
 
 /**
@@ -91,8 +92,13 @@ function checkField(
   options: { registeredDomain: string | null },
 ): Problem | null {
   switch (field) {
-    case "displayName":
-      return oneLineOfAtMost(value, MAX_DISPLAY_NAME);
+    case "displayName": {
+      // The name people know the partner by: normalized and free of invisible
+      // characters like a partner's name (lib/partners/names.ts).
+      const normalized = normalizeNameText(value);
+      if (!normalized.ok) return { code: normalized.code, problem: normalized.problem };
+      return oneLineOfAtMost(normalized.text, MAX_DISPLAY_NAME);
+    }
     case "purpose":
       return oneLineOfAtMost(value, MAX_PURPOSE);
     case "accentColor":
@@ -120,8 +126,15 @@ function checkField(
 
 const URL_FIELDS: readonly BrandingField[] = ["logoUrl", "supportUrl", "termsUrl", "privacyUrl"];
 
-/** The stored form of a valid value: colours in lower case, URLs as serialized. */
+/**
+ * The stored form of a valid value: the display name normalized (NFKC, one
+ * space between words), colours in lower case, URLs as serialized.
+ */
 function normalized(field: BrandingField, value: string): string {
+  if (field === "displayName") {
+    const name = normalizeNameText(value);
+    return name.ok ? name.text : value;
+  }
   if (field === "accentColor") return value.toLowerCase();
   if (URL_FIELDS.includes(field)) return new URL(value).href;
   return value;

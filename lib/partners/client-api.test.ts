@@ -341,6 +341,11 @@ describe("PATCH /api/partner/clients/{clientId}", () => {
       ["   ", "required", "name must not be empty"],
       ["x".repeat(81), "too_long", "name must be at most 80 characters"],
       ["Budget\napp", "one_line", "name must be one line without control characters"],
+      [
+        "Budget\u200bapp",
+        "invisible",
+        "name must not contain invisible characters or text-direction controls (zero-width spaces or joiners, bidi overrides or isolates, soft hyphens)",
+      ],
       [42, "invalid_type", "name must be a string"],
     ];
     for (const [name, code, message] of cases) {
@@ -355,6 +360,12 @@ describe("PATCH /api/partner/clients/{clientId}", () => {
     expect(both.map((violation) => violation.field)).toEqual(["name", "redirectUris[0]"]);
     const stored = await db().client.findUniqueOrThrow({ where: { id: clientId } });
     expect(stored.name).toBe("é".repeat(80));
+    // Stored normalized, like a partner's name: NFKC, one space between words.
+    expect((await update(owner, clientId, { name: "  \uff22udget\u00a0\u00a0app " })).status).toBe(
+      200,
+    );
+    const renamed = await db().client.findUniqueOrThrow({ where: { id: clientId } });
+    expect(renamed.name).toBe("Budget app");
   });
 });
 

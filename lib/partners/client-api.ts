@@ -16,6 +16,7 @@ import {
   type ClientSummary,
 } from "./clients";
 import { PartnerError, type PartnerErrorCode } from "./errors";
+import { normalizeNameText } from "./names";
 import { authenticateOwner } from "./owner-session";
 import { parseRedirectUris, type RedirectUriProblem } from "./redirect-uris";
 import { readJsonBody } from "../http/body-limits";
@@ -40,7 +41,6 @@ import type { FieldViolation } from "./violations";
 export const MAX_CLIENT_NAME = 80;
 
 const CLIENT_FIELDS = ["name", "redirectUris"] as const;
-const LINE_BREAK_OR_CONTROL = /[\u0000-\u001f\u007f\u0085\u2028\u2029]/;
 
 export type ClientMetadataViolation = FieldViolation;
 
@@ -89,14 +89,15 @@ function checkName(raw: unknown): { name: string } | ClientMetadataViolation {
     message,
   });
   if (typeof raw !== "string") return refuse("invalid_type", "name must be a string");
-  const name = raw.trim();
+  // Normalized like a partner's name (lib/partners/names.ts): NFKC, one space
+  // between words, no control or invisible characters.
+  const normalized = normalizeNameText(raw);
+  const name = normalized.ok ? normalized.text : raw.trim();
   if (name === "") return refuse("required", "name must not be empty");
   if (lengthOf(name) > MAX_CLIENT_NAME) {
     return refuse("too_long", `name must be at most ${MAX_CLIENT_NAME} characters`);
   }
-  if (LINE_BREAK_OR_CONTROL.test(name)) {
-    return refuse("one_line", "name must be one line without control characters");
-  }
+  if (!normalized.ok) return refuse(normalized.code, `name ${normalized.problem}`);
   return { name };
 }
 

@@ -65,10 +65,23 @@ describe("field errors in the person's language", () => {
     expect(fieldMessage("client", violations[1]!, context).input).toBe("redirectUris");
   });
 
-  it("names a partner name another partner has", async () => {
+  it("names a partner name another partner has, or one like it, and invisible characters", async () => {
     expect(await sentence("en", "signup", { field: "name", code: "taken" })).toBe(
-      "Partner name: another partner already has this name. Choose another.",
+      "Partner name: another partner already has this name, or one that looks the same. Choose another.",
     );
+    expect(await sentence("de", "branding", { field: "displayName", code: "taken" })).toBe(
+      "Anzeigename: Ein anderer Partner hat diesen Namen bereits oder einen, der genauso aussieht. Wählen Sie einen anderen.",
+    );
+    expect(await sentence("en", "signup", { field: "name", code: "invisible" })).toBe(
+      "Partner name: contains invisible characters or text-direction marks (for example a zero-width space copied with the text). Type it again.",
+    );
+    for (const locale of locales) {
+      const text = await sentence(locale, "branding", { field: "displayName", code: "invisible" });
+      expect(text, locale).not.toContain("displayName");
+      expect(fieldMessage("branding", { field: "displayName", code: "invisible" }).key).toBe(
+        "invisible",
+      );
+    }
   });
 
   it("keeps the quoted limits equal to the rules' own", () => {

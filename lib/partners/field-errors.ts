@@ -89,6 +89,7 @@ const FIELD_KEYS: Partial<Record<ViolationCode, string>> = {
   colour: "colour",
   language: "language",
   taken: "taken",
+  invisible: "invisible",
 };
 
 function maxFor(form: DashboardForm, field: string): number {

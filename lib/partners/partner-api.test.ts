@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { db } from "../db/client";
 import {
@@ -79,7 +80,8 @@ describe("GET /api/partner/me", () => {
 
 describe("PUT /api/partner/branding", () => {
   const record = {
-    displayName: "Acme",
+    // Display names are the partner's own: no other partner may show one like it.
+    displayName: `Acme ${randomBytes(4).toString("hex")}`,
     accentColor: "#0A7D3B",
     supportUrl: "https://acme.example/help",
     purpose: "Budgets from your transactions.",
@@ -171,14 +173,15 @@ describe("PUT /api/partner/branding", () => {
 describe("GET /api/connect/clients/{client_id}/branding", () => {
   it("serves what the screens need, cacheable, and 404 for an unknown client", async () => {
     const owner = await ownerOf();
-    await put(owner, { displayName: "Acme", accentColor: "#ffdd00" });
+    const displayName = `Acme ${randomBytes(4).toString("hex")}`;
+    await put(owner, { displayName, accentColor: "#ffdd00" });
     const clientId = owner.clients[0]?.clientId ?? "";
     const response = await handleClientBranding(clientId);
     expect(response.status).toBe(200);
     expect(response.headers.get("cache-control")).toBe("public, max-age=300");
     expect(await response.json()).toMatchObject({
       clientId,
-      name: "Acme",
+      name: displayName,
       accentColor: "#ffdd00",
       accentTextColor: "#000000",
       logoUrl: null,

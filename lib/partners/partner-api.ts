@@ -10,6 +10,7 @@ import { readableTextOn } from "./branding";
 import { updateBranding } from "./branding-changes";
 import { fetchLogo, LOGO_MAX_BYTES, LogoError, type LogoContentType } from "./logo-fetch";
 import { logoPath, storeLogo } from "./logos";
+import { NameTakenError } from "./name-keys";
 import { authenticateOwner } from "./owner-session";
 import { BodyTooLargeError, readBodyBytes, readJsonBody } from "../http/body-limits";
 import type { FieldViolation } from "./violations";
@@ -128,11 +129,20 @@ export const handlePutBranding = answeringOutages(async (request: Request): Prom
       { field: "logoUrl", code: error.code, message: `logoUrl: ${error.message}` },
     ]);
   }
-  const updated = await updateBranding(
-    partner.id,
-    { ...fields, ...logo },
-    ownerAudit(request, owner),
-  );
+  let updated;
+  try {
+    updated = await updateBranding(partner.id, { ...fields, ...logo }, ownerAudit(request, owner));
+  } catch (error) {
+    if (!(error instanceof NameTakenError)) throw error;
+    return invalidBranding([
+      {
+        field: "displayName",
+        code: "taken",
+        message:
+          "displayName looks the same as the name of another partner: choose another display name",
+      },
+    ]);
+  }
   return privateJson(toPartnerWire(updated));
 }, temporarilyUnavailable);
 

@@ -5,6 +5,7 @@ import { db, Prisma } from "../db/client";
 import type { PartnerStatus } from "../db/generated/client";
 import { parseRegisteredDomain } from "./domains";
 import { PartnerError } from "./errors";
+import { claimPartnerName, NAME_KEYS_VERSION } from "./name-keys";
 import { parseName } from "./names";
 
 /**
@@ -31,7 +32,11 @@ const summaryInclude = {
 /**
  * Creates a partner with its first owner. This and the status and owner
  * changes below are recorded in the audit log in the same transaction, as
- * `audit`'s actor (the service's own when none is given).
+ * `audit`'s actor (the service's own when none is given). The name is
+ * normalized and its look-alike key claimed (lib/partners/name-keys.ts), so
+ * nobody signs up or displays a name like it. The operator is trusted with
+ * the names they give: one that looks like another partner's is not
+ * refused; it holds no key of its own (the earlier partner's covers it).
  */
 export async function createPartner(
   input: { name: string; ownerEmail: string },
@@ -43,12 +48,14 @@ export async function createPartner(
     const created = await tx.partner.create({
       data: {
         name,
+        nameKeysVersion: NAME_KEYS_VERSION,
         owners: {
           create: { user: { connectOrCreate: { where: { email }, create: { email } } } },
         },
       },
       include: summaryInclude,
     });
+    await claimPartnerName(tx, created);
     await recordPartnerCreated(tx, { id: created.id, name, ownerEmail: email }, audit);
     return created;
   });

@@ -11,7 +11,9 @@ const nullableText = z.string().nullable();
 
 export const BrandingRecordWire = z
   .object({
-    displayName: nullableText.describe("At most 80 characters"),
+    displayName: nullableText.describe(
+      "At most 80 characters, normalized; refused when it looks like another partner's name",
+    ),
     logoUrl: nullableText.describe("https URL to fetch; answered as the path it is served from"),
     accentColor: nullableText.describe("#rrggbb"),
     supportUrl: nullableText.describe("https URL under the pinned registered domain, if any"),

@@ -8,7 +8,8 @@ import { getEnv } from "../env";
 import { readJsonBody } from "../http/body-limits";
 import { answeringOutages, temporarilyUnavailable } from "../http/outage";
 import { errorJson, privateJson } from "../http/respond";
-import { nameProblem } from "./names";
+import { claimPartnerName, NAME_KEYS_VERSION } from "./name-keys";
+import { checkName } from "./names";
 import { authenticateDashboardUser } from "./owner-session";
 import type { FieldViolation } from "./violations";
 
@@ -20,41 +21,51 @@ import type { FieldViolation } from "./violations";
  * counted, so a double click or two tabs create one partner, and the second
  * request answers the partner the first one made. Further partners and
  * owners are the operator's (`npm run admin -- partner …`).
+ *
+ * The name is stored normalized (lib/partners/names.ts) and refused when it
+ * looks like a name another partner is shown by, its name or its branding
+ * display name (lib/partners/name-keys.ts), so a newcomer cannot pass for a
+ * known partner.
  */
 
 export type SignUpResult =
   { partner: { id: string; name: string }; created: boolean } | { taken: true };
+
+/** Rolls the sign-up's transaction back: the name's key is another partner's. */
+class NameTaken extends Error {}
 
 export async function signUpPartner(
   user: Pick<SignedInUser, "userId" | "email">,
   name: string,
   audit: AuditContext,
 ): Promise<SignUpResult> {
-  return db().$transaction(async (tx) => {
-    await lockUserRow(tx, user.userId);
-    const owned = await tx.partner.findFirst({
-      where: { owners: { some: { userId: user.userId } } },
-      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-      select: { id: true, name: true },
+  try {
+    return await db().$transaction(async (tx) => {
+      await lockUserRow(tx, user.userId);
+      const owned = await tx.partner.findFirst({
+        where: { owners: { some: { userId: user.userId } } },
+        orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+        select: { id: true, name: true },
+      });
+      if (owned) return { partner: owned, created: false };
+      const partner = await tx.partner.create({
+        data: {
+          name,
+          nameKeysVersion: NAME_KEYS_VERSION,
+          owners: { create: { userId: user.userId } },
+        },
+        select: { id: true, name: true },
+      });
+      // The key's primary key decides between two people signing up names
+      // that look the same at once: the second waits for the first's commit.
+      if (!(await claimPartnerName(tx, partner))) throw new NameTaken();
+      await recordPartnerCreated(tx, { ...partner, ownerEmail: user.email }, audit);
+      return { partner, created: true };
     });
-    if (owned) return { partner: owned, created: false };
-    // Names are compared without case under a lock on the name itself, so two
-    // people cannot sign up the same name at once; a name a partner already
-    // has is refused, so a newcomer cannot pass for a known partner.
-    const lock = `partner-name:${name.toLowerCase()}`;
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${lock}, 0))`;
-    const clash = await tx.partner.findFirst({
-      where: { name: { equals: name, mode: "insensitive" } },
-      select: { id: true },
-    });
-    if (clash) return { taken: true as const };
-    const partner = await tx.partner.create({
-      data: { name, owners: { create: { userId: user.userId } } },
-      select: { id: true, name: true },
-    });
-    await recordPartnerCreated(tx, { ...partner, ownerEmail: user.email }, audit);
-    return { partner, created: true };
-  });
+  } catch (error) {
+    if (error instanceof NameTaken) return { taken: true };
+    throw error;
+  }
 }
 
 const invalid = (violation: FieldViolation) =>
@@ -77,14 +88,15 @@ async function readName(request: Request): Promise<string | FieldViolation> {
   if (typeof raw !== "string") {
     return { field: "name", code: "invalid_type", message: "name must be a string" };
   }
-  const name = raw.trim();
-  const refused = nameProblem(name);
-  return refused ? { field: "name", code: refused.code, message: `name ${refused.problem}` } : name;
+  const checked = checkName(raw);
+  return checked.ok
+    ? checked.name
+    : { field: "name", code: checked.code, message: `name ${checked.problem}` };
 }
 
 /**
  * POST /api/partners: 201 with the new partner, 200 with the one this person
- * already owns, 409 name_taken for a name another partner has.
+ * already owns, 409 name_taken for a name that looks like one another partner is shown by.
  */
 export const handlePartnerSignUp = answeringOutages(async (request: Request) => {
   const user = await authenticateDashboardUser(request, { mutation: true });
@@ -100,7 +112,8 @@ export const handlePartnerSignUp = answeringOutages(async (request: Request) => 
   if (typeof name !== "string") return invalid(name);
   const result = await signUpPartner(user, name, ownerAudit(request, { user }));
   if ("taken" in result) {
-    const message = "name is already used by another partner: choose another name";
+    const message =
+      "name is already used by another partner, or looks the same as one: choose another name";
     return privateJson(
       {
         error: "name_taken",

@@ -23,6 +23,7 @@ const FIELD_CODES = [
   "colour",
   "language",
   "taken",
+  "invisible",
 ] as const;
 
 export const VIOLATION_CODES = [

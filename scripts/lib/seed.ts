@@ -4,6 +4,7 @@ import { db, type Prisma } from "../../lib/db/client";
 import { openStoredOrNull, sealForStorage } from "../../lib/demo/secrets";
 import { getEnv, type Env } from "../../lib/env";
 import { generateClientSecret, hashClientSecret } from "../../lib/keys/client-credentials";
+import { claimPartnerName, NAME_KEYS_VERSION } from "../../lib/partners/name-keys";
 import { parseRedirectUris } from "../../lib/partners/redirect-uris";
 
 /**
@@ -109,9 +110,11 @@ async function findDemoPartnerId(tx: Tx, ownerId: string): Promise<string | null
 
 async function createDemoPartnerId(tx: Tx): Promise<string> {
   const partner = await tx.partner.create({
-    data: { name: DEMO_PARTNER_NAME },
-    select: { id: true },
+    data: { name: DEMO_PARTNER_NAME, nameKeysVersion: NAME_KEYS_VERSION },
+    select: { id: true, name: true },
   });
+  // Nobody else signs up or displays a name like the demo partner's.
+  await claimPartnerName(tx, partner);
   return partner.id;
 }
 

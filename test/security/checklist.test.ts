@@ -25,6 +25,7 @@ const CHECKLIST_ITEMS = [
   "page scripts allowed only by a fresh per-request nonce that no client can choose",
   "CSRF on every browser POST",
   "partner self-service sign-up only where the operator allows it, one partner per person, no name another partner has",
+  "look-alike partner names: sign-up names and branding display names normalized (NFKC, one space), invisible and bidi characters refused, confusable skeletons (UTS #39) unique",
   "a decryption-key replacement never replaces a key the owner did not confirm",
   "sign-out revokes the session server-side; CSRF on sign-out",
   "stale sessions re-confirm before approving (partner-key mode)",

@@ -76,6 +76,14 @@ npm run admin -- partner resume --partner <partner-id>`}
         and send users through the flow under their own branding; the operator can still suspend a
         partner with the command line.
       </p>
+      <p>
+        No partner can sign up under, or set as its display name, a name that looks like another
+        partner&apos;s: names are stored in Unicode NFKC form with single spaces, a name holding an
+        invisible character or a text-direction control (a zero-width space, a right-to-left
+        override) is refused, and names are compared by their confusable skeleton (Unicode Technical
+        Standard #39), so a Cyrillic &ldquo;а&rdquo; or a capital &ldquo;I&rdquo; for an
+        &ldquo;l&rdquo; does not make a new name. A partner may always display its own name.
+      </p>
     </>
   );
 }
