@@ -128,8 +128,8 @@ export function SecurityLog(props: { partnerId: string; types: readonly string[]
     <section id="security-log" className="card stack" aria-labelledby="security-log-title">
       <h2 id="security-log-title">{t("title")}</h2>
       <p className="muted small">{t("intro")}</p>
+      <p className="muted small">{t("addressNote")}</p>
       <div className="log-controls">
-        <p className="muted small">{t("addressNote")}</p>
         <div className="field">
           <label htmlFor="security-log-type">{t("show")}</label>
           <select
