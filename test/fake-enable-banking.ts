@@ -30,6 +30,12 @@ export interface RecordedRequest {
   body: unknown;
   jwtHeader: ProtectedHeaderParameters | null;
   jwtPayload: JWTPayload | null;
+  /**
+   * The code a refused JWT is answered with, as the API reference's `ErrorCode` list names
+   * them: `AUTHORIZATION_NOT_PROVIDED` when no `Authorization: Bearer` header came,
+   * `UNAUTHORIZED_ACCESS` when the token does not verify (key, kid, issuer, audience, lifetime).
+   */
+  refusalCode?: "AUTHORIZATION_NOT_PROVIDED" | "UNAUTHORIZED_ACCESS";
 }
 
 export interface ScriptedAnswer {
@@ -107,7 +113,11 @@ export class FakeEnableBanking {
   /** Whether the JWT may pass; records why not. */
   private async verify(request: IncomingMessage, recorded: RecordedRequest): Promise<boolean> {
     const token = /^Bearer (\S+)$/.exec(request.headers.authorization ?? "")?.[1];
-    if (!token) return this.reject("no bearer token");
+    if (!token) {
+      recorded.refusalCode = "AUTHORIZATION_NOT_PROVIDED";
+      return this.reject("no bearer token");
+    }
+    recorded.refusalCode = "UNAUTHORIZED_ACCESS";
     try {
       recorded.jwtHeader = decodeProtectedHeader(token);
       if (recorded.jwtHeader.kid !== this.options.applicationId) return this.reject("wrong kid");
@@ -123,6 +133,7 @@ export class FakeEnableBanking {
       if ((payload.exp ?? 0) - (payload.iat ?? 0) > 24 * 60 * 60) {
         return this.reject("lifetime above 24 h");
       }
+      delete recorded.refusalCode;
       return true;
     } catch (error) {
       return this.reject((error as { code?: string }).code ?? "invalid token");
@@ -153,7 +164,7 @@ export class FakeEnableBanking {
     if (response.destroyed) return;
     const answer = (await this.verify(request, recorded))
       ? (this.script.shift() ?? this.route(recorded))
-      : { status: 401, body: errorBody(401, undefined, "Invalid or expired JWT") };
+      : { status: 401, body: errorBody(401, recorded.refusalCode, "Invalid or expired JWT") };
     const body = answer.rawBody ?? (answer.body === undefined ? "" : JSON.stringify(answer.body));
     response.writeHead(answer.status, {
       ...(answer.body !== undefined && { "content-type": "application/json" }),
@@ -203,12 +214,14 @@ export class FakeEnableBanking {
       const balances = this.balances[decodeURIComponent(account[1] ?? "")];
       return balances
         ? { status: 200, body: { balances } }
-        : { status: 404, body: errorBody(404, "ACCOUNT_DOES_NOT_EXIST", "No such account") };
+        : // Reference, `ErrorCode`: ACCOUNT_DOES_NOT_EXIST for an account uid it does not know.
+          { status: 404, body: errorBody(404, "ACCOUNT_DOES_NOT_EXIST", "No such account") };
     }
     if (request.method === "GET" && account?.[2] === "transactions") {
       return this.transactions(decodeURIComponent(account[1] ?? ""), request.query);
     }
-    return { status: 404, body: errorBody(404, "NOT_FOUND", "Not found") };
+    // No such route: a plain 404 without an `ErrorCode` (the reference lists no code for it).
+    return { status: 404, body: errorBody(404, undefined, "Not found") };
   }
 
   private aspspsOf(request: RecordedRequest) {
@@ -226,6 +239,7 @@ export class FakeEnableBanking {
       typeof body.redirect_url === "string" &&
       typeof body.psu_type === "string";
     if (!complete) {
+      // Reference, `ErrorCode`: WRONG_REQUEST_PARAMETERS for a body missing required fields.
       return { status: 422, body: errorBody(422, "WRONG_REQUEST_PARAMETERS", "Bad request") };
     }
     const authorizationId = randomUUID();
@@ -242,6 +256,7 @@ export class FakeEnableBanking {
   private createSession(request: RecordedRequest): ScriptedAnswer {
     const code = (request.body as { code?: unknown } | null)?.code;
     if (code !== FAKE_AUTHORIZATION_CODE) {
+      // Reference, `POST /sessions` and `ErrorCode`: WRONG_AUTHORIZATION_CODE.
       return { status: 400, body: errorBody(400, "WRONG_AUTHORIZATION_CODE", "Bad code") };
     }
     return { status: 200, body: this.session };
@@ -249,6 +264,7 @@ export class FakeEnableBanking {
 
   private deleteSession(sessionId: string): ScriptedAnswer {
     if (this.closedSessions.has(sessionId)) {
+      // Reference, `DELETE /sessions/{session_id}` and `ErrorCode`: CLOSED_SESSION.
       return { status: 400, body: errorBody(400, "CLOSED_SESSION", "Session is closed") };
     }
     this.closedSessions.add(sessionId);
@@ -258,15 +274,18 @@ export class FakeEnableBanking {
   private transactions(uid: string, query: Record<string, string>): ScriptedAnswer {
     const pages = this.transactionPages[uid];
     if (!pages) {
+      // Reference, `ErrorCode`: ACCOUNT_DOES_NOT_EXIST.
       return { status: 404, body: errorBody(404, "ACCOUNT_DOES_NOT_EXIST", "No such account") };
     }
     if (!query.date_from) {
+      // Reference, `ErrorCode`: WRONG_REQUEST_PARAMETERS for a query it cannot serve.
       return { status: 422, body: errorBody(422, "WRONG_REQUEST_PARAMETERS", "date_from") };
     }
     const key = query.continuation_key;
     const index = key ? pages.findIndex((_, i) => pages[i - 1]?.continuation_key === key) : 0;
     const page = pages[index];
     if (!page) {
+      // Reference, transactions paging and `ErrorCode`: WRONG_CONTINUATION_KEY.
       return { status: 400, body: errorBody(400, "WRONG_CONTINUATION_KEY", "Bad key") };
     }
     return { status: 200, body: page };

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startFakeEnableBanking, type FakeEnableBanking } from "../../../test/fake-enable-banking";
 import { UpstreamError, type UpstreamFailureReason } from "../types";
-import { parseRetryAfter } from "./errors";
+import { ENABLE_BANKING_FAILURES, parseRetryAfter } from "./errors";
 import { enableBankingUpstream, type EnableBankingOptions } from "./index";
 
 const APPLICATION_ID = "app-errors";
@@ -75,8 +75,20 @@ describe("Enable Banking error codes map to sync reasons", () => {
       [400, "ASPSP_ERROR", "bank_error", 502],
       [500, "ASPSP_ERROR", "bank_error", 502],
       [504, "ASPSP_TIMEOUT", "transient", 503],
-      [403, "APPLICATION_INACTIVE", "partner_app_inactive", 503],
-      [401, "UNAUTHORIZED_APPLICATION", "partner_app_inactive", 503],
+      [401, "UNAUTHORIZED_ACCESS", "partner_app_inactive", 503],
+      [403, "ACCESS_DENIED", "partner_app_inactive", 503],
+      [401, "AUTHORIZATION_NOT_PROVIDED", "partner_app_inactive", 503],
+      [403, "UNAUTHORIZED_IP", "partner_app_inactive", 503],
+      [400, "REDIRECT_URI_NOT_ALLOWED", "partner_app_inactive", 503],
+      [400, "ASPSP_ACCOUNT_NOT_ACCESSIBLE", "reconnect_needed", 409],
+      [400, "NO_ACCOUNTS_ADDED", "reconnect_needed", 409],
+      [400, "PSU_HEADER_INVALID", "psu_present_required", 409],
+      [404, "ACCOUNT_DOES_NOT_EXIST", "bank_error", 502],
+      [422, "WRONG_REQUEST_PARAMETERS", "bank_error", 502],
+      [400, "DATE_FROM_IN_FUTURE", "bank_error", 502],
+      // A code the reference does not (yet) list: the bank's error, its code kept.
+      [400, "SOMETHING_NEW", "bank_error", 502],
+      [422, "A_FUTURE_CODE", "bank_error", 502],
       [400, "WRONG_TRANSACTIONS_PERIOD", "bank_error", 502],
     ];
 
@@ -89,6 +101,59 @@ describe("Enable Banking error codes map to sync reasons", () => {
     expect(error.message).toBe(
       `Enable Banking GET /accounts/{uid}/balances answered ${status} ${code}`,
     );
+  });
+});
+
+describe("the table knows only codes Enable Banking documents", () => {
+  // The `ErrorCode` list of Enable Banking's API reference (1.0.0).
+  const documented = [
+    "ACCESS_DENIED",
+    "ACCOUNT_DOES_NOT_EXIST",
+    "ALREADY_AUTHORIZED",
+    "ASPSP_ACCOUNT_NOT_ACCESSIBLE",
+    "ASPSP_ERROR",
+    "ASPSP_PAYMENT_NOT_ACCESSIBLE",
+    "ASPSP_PSU_ACTION_REQUIRED",
+    "ASPSP_RATE_LIMIT_EXCEEDED",
+    "ASPSP_TIMEOUT",
+    "AUTHORIZATION_NOT_PROVIDED",
+    "CLOSED_SESSION",
+    "DATE_FROM_IN_FUTURE",
+    "DATE_TO_WITHOUT_DATE_FROM",
+    "EXPIRED_AUTHORIZATION_CODE",
+    "EXPIRED_SESSION",
+    "INVALID_ACCOUNT_ID",
+    "INVALID_HOST",
+    "INVALID_PAYMENT",
+    "NO_ACCOUNTS_ADDED",
+    "PAYMENT_LIMIT_EXCEEDED",
+    "PAYMENT_NOT_AUTHORIZED",
+    "PAYMENT_NOT_FINALIZED",
+    "PAYMENT_NOT_FOUND",
+    "PAYMENT_SUBMISSION_NOT_DEFERRED",
+    "PAYMENT_SUBMISSION_NOT_SUPPORTED",
+    "PSU_HEADER_INVALID",
+    "PSU_HEADER_NOT_PROVIDED",
+    "REDIRECT_URI_NOT_ALLOWED",
+    "REVOKED_SESSION",
+    "SESSION_DOES_NOT_EXIST",
+    "TRANSACTION_DOES_NOT_EXIST",
+    "UNAUTHORIZED_ACCESS",
+    "UNAUTHORIZED_IP",
+    "UNTRUSTED_PAYMENT_PARTY",
+    "WEBHOOK_URI_NOT_ALLOWED",
+    "WRONG_ASPSP_PROVIDED",
+    "WRONG_AUTHORIZATION_CODE",
+    "WRONG_CONTINUATION_KEY",
+    "WRONG_CREDENTIALS_PROVIDED",
+    "WRONG_DATE_INTERVAL",
+    "WRONG_REQUEST_PARAMETERS",
+    "WRONG_SESSION_STATUS",
+    "WRONG_TRANSACTIONS_PERIOD",
+  ];
+
+  it("maps every documented code, and no invented one", () => {
+    expect(Object.keys(ENABLE_BANKING_FAILURES.byCode).sort()).toEqual([...documented].sort());
   });
 });
 

@@ -9,6 +9,9 @@ import { UpstreamError, type UpstreamFailureReason } from "../types";
  * Only the code is kept: `message` and `detail` may echo bank data.
  */
 export const ENABLE_BANKING_FAILURES = {
+  // Every code of the `ErrorCode` list in Enable Banking's API reference. A code not listed
+  // here falls back to the status below (a 4xx is `bank_error`), and the code is kept as
+  // `bankErrorCode` either way.
   byCode: {
     ASPSP_RATE_LIMIT_EXCEEDED: "rate_limited",
     // The consent ended at the bank, or was never completed: only a new one helps.
@@ -17,14 +20,50 @@ export const ENABLE_BANKING_FAILURES = {
     SESSION_DOES_NOT_EXIST: "reconnect_needed",
     WRONG_SESSION_STATUS: "reconnect_needed",
     ASPSP_PSU_ACTION_REQUIRED: "reconnect_needed",
+    // The consent no longer reaches the account (or any account): a new consent may.
+    ASPSP_ACCOUNT_NOT_ACCESSIBLE: "reconnect_needed",
+    NO_ACCOUNTS_ADDED: "reconnect_needed",
     // The user withdrew the consent at the bank.
     REVOKED_SESSION: "consent_withdrawn",
     // The bank answers only while the user is present (PSU headers, /docs/sync).
     PSU_HEADER_NOT_PROVIDED: "psu_present_required",
+    PSU_HEADER_INVALID: "psu_present_required",
     ASPSP_ERROR: "bank_error",
     ASPSP_TIMEOUT: "transient",
-    APPLICATION_INACTIVE: "partner_app_inactive",
-    UNAUTHORIZED_APPLICATION: "partner_app_inactive",
+    // Enable Banking refused the application itself (its JWT, its key, its IP allow-list,
+    // its registered redirect or webhook URLs): no request succeeds until the operator acts.
+    UNAUTHORIZED_ACCESS: "partner_app_inactive",
+    ACCESS_DENIED: "partner_app_inactive",
+    AUTHORIZATION_NOT_PROVIDED: "partner_app_inactive",
+    UNAUTHORIZED_IP: "partner_app_inactive",
+    WRONG_CREDENTIALS_PROVIDED: "partner_app_inactive",
+    INVALID_HOST: "partner_app_inactive",
+    REDIRECT_URI_NOT_ALLOWED: "partner_app_inactive",
+    WEBHOOK_URI_NOT_ALLOWED: "partner_app_inactive",
+    // The request or the consent step was refused as asked: retrying it unchanged fails again.
+    ACCOUNT_DOES_NOT_EXIST: "bank_error",
+    INVALID_ACCOUNT_ID: "bank_error",
+    TRANSACTION_DOES_NOT_EXIST: "bank_error",
+    WRONG_ASPSP_PROVIDED: "bank_error",
+    WRONG_AUTHORIZATION_CODE: "bank_error",
+    EXPIRED_AUTHORIZATION_CODE: "bank_error",
+    ALREADY_AUTHORIZED: "bank_error",
+    WRONG_REQUEST_PARAMETERS: "bank_error",
+    WRONG_CONTINUATION_KEY: "bank_error",
+    WRONG_DATE_INTERVAL: "bank_error",
+    DATE_FROM_IN_FUTURE: "bank_error",
+    DATE_TO_WITHOUT_DATE_FROM: "bank_error",
+    WRONG_TRANSACTIONS_PERIOD: "bank_error",
+    // Payment codes: the service initiates no payments, so these only mean a wrong request.
+    ASPSP_PAYMENT_NOT_ACCESSIBLE: "bank_error",
+    INVALID_PAYMENT: "bank_error",
+    PAYMENT_LIMIT_EXCEEDED: "bank_error",
+    PAYMENT_NOT_AUTHORIZED: "bank_error",
+    PAYMENT_NOT_FINALIZED: "bank_error",
+    PAYMENT_NOT_FOUND: "bank_error",
+    PAYMENT_SUBMISSION_NOT_DEFERRED: "bank_error",
+    PAYMENT_SUBMISSION_NOT_SUPPORTED: "bank_error",
+    UNTRUSTED_PAYMENT_PARTY: "bank_error",
   },
   /** When the body names no code of the table. */
   byStatus: {

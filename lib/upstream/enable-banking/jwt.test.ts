@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startFakeEnableBanking, type FakeEnableBanking } from "../../../test/fake-enable-banking";
 import { UpstreamError } from "../types";
 import { enableBankingUpstream } from "./index";
+import { toResponseError } from "./errors";
 import { createTokenSigner, MAX_JWT_LIFETIME_SECONDS } from "./jwt";
 
 const APPLICATION_ID = "0f5c2f6e-9a51-4c1b-9d7e-3f1f7b1f2a10";
@@ -95,13 +96,29 @@ describe("the application JWT", () => {
     const error = await failureOf(connector({ privateKey: otherKeys.privateKey }).listBanks());
     expect(error.reason).toBe("partner_app_inactive");
     expect(error.status).toBe(503);
-    expect(error.message).toBe("Enable Banking GET /aspsps answered 401");
+    expect(error.message).toBe("Enable Banking GET /aspsps answered 401 UNAUTHORIZED_ACCESS");
+    expect(error.bankErrorCode).toBe("UNAUTHORIZED_ACCESS");
     expect(fake.rejections).toEqual(["ERR_JWS_SIGNATURE_VERIFICATION_FAILED"]);
+  });
+
+  it("missing altogether is refused as AUTHORIZATION_NOT_PROVIDED: partner_app_inactive", async () => {
+    const response = await fetch(`${fake.url}/aspsps`);
+    const body = await response.text();
+    expect(response.status).toBe(401);
+    expect(JSON.parse(body)).toMatchObject({ error: "AUTHORIZATION_NOT_PROVIDED" });
+    const error = toResponseError(
+      "GET /aspsps",
+      { status: 401, headers: response.headers, body },
+      new Date(),
+    );
+    expect(error.reason).toBe("partner_app_inactive");
+    expect(error.bankErrorCode).toBe("AUTHORIZATION_NOT_PROVIDED");
   });
 
   it("with another application's kid is refused: partner_app_inactive", async () => {
     const error = await failureOf(connector({ applicationId: "someone-else" }).listBanks());
     expect(error.reason).toBe("partner_app_inactive");
+    expect(error.bankErrorCode).toBe("UNAUTHORIZED_ACCESS");
     expect(fake.rejections).toEqual(["wrong kid"]);
   });
 
