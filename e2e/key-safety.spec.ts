@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
+import { createBrowserSession, FRESH_SIGN_IN_SECONDS } from "../lib/auth/sessions";
 import { generateKeyPair, openJson } from "../lib/crypto/envelope";
 import { db } from "../lib/db/client";
 import { createKeyBackup, serializeKeyBackup, type KeyBackup } from "../lib/keys/key-backup";
@@ -18,6 +19,7 @@ import {
   newPkce,
   PASSPHRASE,
   signedInContext,
+  signInByCode,
   signInByLink,
   uniqueEmail,
   type JourneyClient,
@@ -526,22 +528,57 @@ test("a browser holding a replaced key says so and what to do, in German", async
   await context.close();
 });
 
-test("the developer export is offered only behind a warning and a second click", async ({
+test("the developer export is not in the flow: My access offers it to a fresh sign-in, behind a warning and a second click", async ({
   page,
 }) => {
   const client = await createJourneyClient(partnerApp().redirectUri);
+  const email = uniqueEmail();
+  // Signed in without a mail (an address gets one a minute): signing in again below sends one.
+  connectJourneyDatabase();
+  const user = await db().user.create({ data: { email } });
+  const session = (await createBrowserSession(user.id)).split(";")[0] ?? "";
+  await page.context().addCookies([
+    {
+      name: session.slice(0, session.indexOf("=")),
+      value: session.slice(session.indexOf("=") + 1),
+      url: E2E_ORIGIN,
+    },
+  ]);
   await startFlow(page, client);
-  await signInByLink(page, uniqueEmail());
+  await expect(page).toHaveURL(/\/setup$/);
   await page.locator("#passphrase").fill(PASSPHRASE);
   await page.locator("#confirm").fill(PASSPHRASE);
   await page.locator('form button.button[type="submit"]').click();
   await expect(page.locator(BACKUP_LINK)).toBeVisible({ timeout: 30_000 });
+  // Every person's backup screen: no plain export on offer.
+  await expect(page.getByText("For developers")).toHaveCount(0);
+  await expect(page.getByText("unencrypted")).toHaveCount(0);
+  const backup = JSON.parse(readBackup(await downloadBackup(page))) as KeyBackup;
+  await confirmBackup(page);
+  await expect(page).toHaveURL(/\/banks/, { timeout: 30_000 });
 
+  // A sign-in older than FRESH_SIGN_IN_SECONDS is sent to sign in again, and comes back.
+  await db().browserSession.updateMany({
+    where: { user: { email } },
+    data: { createdAt: new Date(Date.now() - (FRESH_SIGN_IN_SECONDS + 60) * 1000) },
+  });
+  await page.goto("/account");
   const exportButton = page.getByRole("button", { name: "Download the unencrypted key" });
+  await page.getByText("For developers: export the key unencrypted").click();
+  await expect(page.locator(".account-developer-warning")).toContainText("plain form");
+  await expect(exportButton).toHaveCount(0);
+  await expect(page.locator("#developer-passphrase")).toHaveCount(0);
+  await page.getByRole("link", { name: "Sign in again" }).click();
+  await expect(page).toHaveURL(/\/login\?.*reconfirm=change/);
+  await signInByCode(page, email);
+  await expect(page).toHaveURL(/\/account$/);
+
   await expect(exportButton).toBeHidden();
   await page.getByText("For developers: export the key unencrypted").click();
-  await expect(page.locator(".key-setup-warning")).toContainText("plain form");
+  await expect(page.locator(".account-developer-warning")).toContainText("plain form");
   await expectAccessible(page);
+  const passphrase = page.locator("#developer-passphrase");
+  if (await passphrase.count()) await passphrase.fill(PASSPHRASE);
   const download = page.waitForEvent("download");
   await exportButton.click();
   const bundle = JSON.parse(readBackup((await (await download).path()) ?? "")) as {
@@ -555,6 +592,5 @@ test("the developer export is offered only behind a warning and a second click",
   expect(bundle.encryptionKey.privateKey).toMatch(
     /^MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg/,
   );
-  const backup = JSON.parse(readBackup(await downloadBackup(page))) as KeyBackup;
   expect(bundle.encryptionKey.publicKey).toBe(backup.publicKey);
 });

@@ -3,14 +3,16 @@
 import { useTranslations } from "next-intl";
 import { useEffect, useState } from "react";
 import { DateTime } from "@/app/_components/date-time";
-import { isKeyBackup, loadInstalledKey } from "@/lib/keys/browser-store";
+import { isKeyBackup, loadInstalledKey, type InstalledKey } from "@/lib/keys/browser-store";
 import type { KeyBackup } from "@/lib/keys/key-backup";
 import { BackupDownload } from "../setup/backup-step";
+import { DeveloperExport } from "./developer-export";
 
 /**
  * Your key: its fingerprint and when it was made, the encrypted backup file
  * again (the very file this browser keeps, still locked with the
- * passphrase), and the way to start over with a new key.
+ * passphrase), the way to start over with a new key, and, for developers,
+ * the key in plain form (behind a fresh sign-in).
  */
 export function KeyPanel(props: {
   userId: string;
@@ -18,9 +20,15 @@ export function KeyPanel(props: {
   fingerprint: string;
   /** When the key was registered (ISO); shown as date, time and zone. */
   created: string | null;
+  issuer: string;
+  /** The subject a developer export names as its user. */
+  subject: string;
+  /** Null while the sign-in is fresh; else the sign-in page that re-confirms it. */
+  reconfirm: string | null;
 }) {
   const t = useTranslations("Account.key");
   const [backup, setBackup] = useState<KeyBackup | null | "loading">("loading");
+  const [installed, setInstalled] = useState<InstalledKey | null>(null);
   const { userId, publicKey } = props;
 
   useEffect(() => {
@@ -28,6 +36,7 @@ export function KeyPanel(props: {
     loadInstalledKey(userId).then(
       (installed) => {
         if (cancelled) return;
+        setInstalled(installed?.publicKey === publicKey ? installed : null);
         setBackup(
           installed && isKeyBackup(installed) && installed.publicKey === publicKey
             ? installed
@@ -74,6 +83,15 @@ export function KeyPanel(props: {
           {t("startOver")}
         </a>
       </p>
+      {installed ? (
+        <DeveloperExport
+          userId={userId}
+          issuer={props.issuer}
+          subject={props.subject}
+          source={installed}
+          reconfirm={props.reconfirm}
+        />
+      ) : null}
     </section>
   );
 }

@@ -140,6 +140,10 @@ export default async function AccountPage({
             publicKey={overview.key.publicKey}
             fingerprint={overview.key.fingerprint}
             created={overview.key.createdAt}
+            issuer={getEnv().issuer}
+            subject={tenantSubject(null, { id: user.userId, email: user.email })}
+            // Exporting the key in plain form needs a fresh sign-in, as every irreversible change here.
+            reconfirm={isFreshSignIn(user) ? null : reconfirmChangePath(user.email, "/account")}
           />
         ) : (
           <section aria-labelledby="key-title" className="stack account-section">

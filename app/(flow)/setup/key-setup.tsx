@@ -21,9 +21,6 @@ import "./setup.css";
 
 // Rarer screens load when first shown, so a first visit (create, backup) downloads less.
 const ImportForm = lazy(() => import("./import-form").then((m) => ({ default: m.ImportForm })));
-const DeveloperExport = lazy(() =>
-  import("./developer-export").then((m) => ({ default: m.DeveloperExport })),
-);
 
 export interface SetupProps {
   csrf: { register: string; startOver: string };
@@ -31,7 +28,7 @@ export interface SetupProps {
   email: string;
   registeredPublicKey: string | null;
   issuer: string;
-  /** The subject a developer export names as its user. */
+  /** The subject the person's tenant is known by. */
   subject: string;
   partner: string;
   service: string;
@@ -221,9 +218,6 @@ export function KeySetup(props: SetupProps) {
                 await finish(pending);
               }}
             />
-            <Suspense fallback={null}>
-              <DeveloperExport {...props} source={screen.pending.backup} />
-            </Suspense>
           </>
         );
       case "done":
@@ -243,9 +237,6 @@ export function KeySetup(props: SetupProps) {
                 </BackupDownload>
               </p>
             ) : null}
-            <Suspense fallback={null}>
-              <DeveloperExport {...props} source={screen.installed} />
-            </Suspense>
             {startOverLink(screen)}
           </section>
         );
