@@ -8,8 +8,10 @@ const DEMO_OWNER = "demo@example.com";
 const strong = (chunks: ReactNode) => <strong>{chunks}</strong>;
 
 /**
- * The landing page: what the service is, and the first things to try; with
- * the demo on (development), who to sign in as and how to read the mail.
+ * The landing page: what the service is, where a person who connected a
+ * bank manages the access they gave (My access), and the first things to
+ * try; with the demo on (development), who to sign in as and how to read
+ * the mail.
  */
 export default async function HomePage() {
   const t = await getTranslations("Home");
@@ -19,6 +21,15 @@ export default async function HomePage() {
       <div className="card stack">
         <h1>{t("title")}</h1>
         <p className="muted">{t("intro")}</p>
+        <section aria-labelledby="people-title" className="stack home-people">
+          <h2 id="people-title">{t("people.title")}</h2>
+          <p>{t("people.body")}</p>
+          <p>
+            <a className="button-secondary" href="/account">
+              {t("people.link")}
+            </a>
+          </p>
+        </section>
         {demoEnabled ? (
           <section aria-labelledby="try-title" className="stack">
             <h2 id="try-title">{t("tryIt")}</h2>

@@ -14,7 +14,7 @@ import { accessMailsSettled, mailAccessGranted, mailAccessGrantedLater } from ".
 import { handleTokenRequest } from "./token";
 
 describe("the mail that a partner was granted access", () => {
-  it("is sent to the person after the token exchange, names the partner and links /account", async () => {
+  it("is sent to the person after the token exchange, names the partner and links /account, which leads back to it", async () => {
     const client = await createTestClient();
     await db().partner.update({
       where: { id: client.partnerId ?? "" },
@@ -25,7 +25,8 @@ describe("the mail that a partner was granted access", () => {
     await vi.waitFor(async () => expect(await findLastMessage(user.email)).not.toBeNull());
     const mail = await findLastMessage(user.email);
     expect(mail?.subject).toBe("Budget <Buddy> can now read your bank data");
-    expect(mail?.text).toContain("http://localhost:3000/account");
+    expect(mail?.text).toContain(`http://localhost:3000/account?from=${client.partnerId}`);
+    expect(mail?.html).toContain(`http://localhost:3000/account?from=${client.partnerId}`);
     expect(mail?.html).toContain("Budget &lt;Buddy&gt;");
     expect(mail?.html).not.toContain("Budget <Buddy>");
     expect(mail?.code).toBeNull();

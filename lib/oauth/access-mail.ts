@@ -3,6 +3,7 @@ import { getEnv } from "../env";
 import { defaultLocale, isLocale, type Locale } from "../i18n/locales";
 import { log } from "../log";
 import { mailer, type MailMessage } from "../mail";
+import { accountPageUrl } from "../mail/account-link";
 import { renderAccessGrantedMail } from "../mail/templates/access-granted";
 
 /** One grant to tell a person about: the tenant (person and partner) it was made for. */
@@ -13,6 +14,7 @@ export interface AccessGrant {
 
 interface GrantedTenant {
   subject: string;
+  partnerId: string;
   email: string;
   userLocale: string | null;
   partnerName: string;
@@ -22,7 +24,8 @@ interface GrantedTenant {
 
 /**
  * Tells each person that a partner can now read their bank data, with the
- * link to "My access" where they end it (docs/account.md). One statement
+ * link to "My access" where they end it (docs/account.md), naming the
+ * partner so that the page leads back to it. One statement
  * finds every grant's person and partner, and the local outbox stores all
  * the mails in one more; a provider gets them one by one. House clients (no
  * partner) send nothing: the person is the reader. Rejects when the mails
@@ -35,12 +38,11 @@ export async function mailAccessGrants(grants: readonly AccessGrant[]): Promise<
   if (subjects.length === 0) return;
   // Once per batch, of any size: `= ANY` keeps one statement text (see docs/architecture.md).
   const tenants = await query<GrantedTenant>(
-    sql`SELECT t."subject", u."email", u."locale" AS "userLocale", p."name" AS "partnerName",
+    sql`SELECT t."subject", t."partnerId", u."email", u."locale" AS "userLocale", p."name" AS "partnerName",
                p."displayName" AS "partnerDisplayName", p."defaultLanguage" AS "partnerLanguage"
           FROM "Tenant" t JOIN "User" u ON u."id" = t."userId" JOIN "Partner" p ON p."id" = t."partnerId"
          WHERE t."subject" = ANY(${subjects}::text[])`,
   );
-  const accountUrl = `${getEnv().issuer}/account`;
   const mails = await Promise.all(
     tenants.map(async (tenant): Promise<MailMessage> => {
       const locale: Locale = isLocale(tenant.userLocale)
@@ -51,7 +53,8 @@ export async function mailAccessGrants(grants: readonly AccessGrant[]): Promise<
       const mail = await renderAccessGrantedMail({
         locale,
         partnerName: tenant.partnerDisplayName || tenant.partnerName,
-        accountUrl,
+        // The page then offers the way back to this partner.
+        accountUrl: accountPageUrl(getEnv().issuer, tenant.partnerId),
       });
       return { to: tenant.email, ...mail };
     }),

@@ -70,6 +70,7 @@ const CHECKLIST_ITEMS = [
   'CSRF and same Origin on every "My access" action',
   "ending a partner's access refuses its keys at once (no cache: every request reads the key's row)",
   "removing a bank or deleting everything leaves no row of the data behind",
+  "My access and its deleted page link back to a partner only at a site it registered, never at an address a link brought",
   "irreversible actions (end access, remove a bank, start over, delete everything) need a fresh sign-in: a stale or copied session is sent to sign in again, nothing changes, and a start-over or deletion is mailed",
   "a user-key approval needs proof that the browser holds the private key (the page's sealed challenge), never the public key and a session alone",
 ] as const;

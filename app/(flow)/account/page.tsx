@@ -44,6 +44,7 @@ export default async function AccountPage({
   );
   if (!user) redirect(`/login?${new URLSearchParams({ returnUrl: "/account" })}`);
   const t = await getTranslations("Account");
+  const flow = await getTranslations("Flow");
   const locale = await getLocale();
   // Dates only, in UTC: the same text on the server and in the browser.
   const date = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone: "UTC" });
@@ -95,6 +96,13 @@ export default async function AccountPage({
 
   return (
     <FlowShell flow={null} branding={null} user={user} step={null}>
+      {back ? (
+        <p className="account-back">
+          <a href={back.href} data-testid="back-to-partner">
+            {flow("backTo", { partner: back.partner })}
+          </a>
+        </p>
+      ) : null}
       <h1>{t("title")}</h1>
       <p className="flow-lead">{t("intro")}</p>
       <ClientMessages namespaces={["Account"]}>
