@@ -94,7 +94,9 @@ function AccountCard(props: {
           <table className="demo-transactions">
             <thead>
               <tr>
-                <th scope="col">{labels.date}</th>
+                <th scope="col" className="demo-date">
+                  {labels.date}
+                </th>
                 <th scope="col">{labels.description}</th>
                 <th scope="col" className="demo-amount">
                   {labels.amount}
@@ -105,7 +107,11 @@ function AccountCard(props: {
               {account.transactions.map((transaction) => (
                 <tr key={transaction.id}>
                   <td className="demo-date">{date(locale, transaction.date)}</td>
-                  <td>{transaction.description}</td>
+                  <td>
+                    {/* On a phone the date goes above the description, leaving room for the amount. */}
+                    <span className="demo-date-inline">{date(locale, transaction.date)}</span>
+                    {transaction.description}
+                  </td>
                   <td
                     className="demo-amount"
                     data-sign={transaction.amount.startsWith("-") ? "debit" : "credit"}
