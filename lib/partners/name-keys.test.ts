@@ -34,6 +34,8 @@ describe("look-alike keys of names", () => {
         "Acme\u00a0Budget",
       ],
       ["Global 1", "Global l", "GIobal I", "G1obal 1"],
+      // A name with an i, in capitals: the table sends a capital I to l.
+      ["Global Vilhbl Pay", "GLOBAL VILHBL PAY", "Global VIlhbl Pay"],
     ];
     for (const group of same) {
       for (const name of group) expect(nameKey(name), name).toBe(nameKey(group[0] ?? ""));

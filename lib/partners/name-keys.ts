@@ -19,11 +19,14 @@ import { normalizeNameText } from "./names";
  * confusables table, NFD again. The table is the one the `unhomoglyph`
  * package ships (confusables.txt, one mapping per character). Names are
  * compared without case, but the skeleton is taken first, on the name as
- * typed: a capital I and a small l look alike, a small i and l do not.
+ * typed: a capital I and a small l look alike. Because the table sends a
+ * capital I to l, the same name in capitals would then differ from it in
+ * small letters wherever it has an i; so after lowering, i and l are one
+ * letter of the key ("VIP PAY" and "Vip Pay" hold the same key).
  */
 
 /** Bump when the key changes (another table, another rule): keys are made again at start. */
-export const NAME_KEYS_VERSION = 1;
+export const NAME_KEYS_VERSION = 2;
 
 /** The confusable skeleton of `text` (UTS #39 §4). */
 export function skeleton(text: string): string {
@@ -38,7 +41,7 @@ export function nameKey(name: string): string {
   const normalized = normalizeNameText(name);
   const text = normalized.ok ? normalized.text : name;
   // Lower case after the skeleton, then the skeleton of what lowering made.
-  return skeleton(skeleton(text).toLowerCase()).replace(/\s+/gu, " ").trim();
+  return skeleton(skeleton(text).toLowerCase()).replaceAll("i", "l").replace(/\s+/gu, " ").trim();
 }
 
 export type NameField = "name" | "displayName";
