@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { SYNC_OVERLAP_DAYS } from "../lib/banking/sync";
+import { REREAD_DAYS } from "../lib/banking/windows";
 import { db } from "../lib/db/client";
 import { SANDBOX_SCENARIO_GRACE_MS } from "../lib/upstream/sandbox";
 import { findSandboxAccount, toUpstreamAccount } from "../lib/upstream/sandbox/accounts";
@@ -107,10 +107,10 @@ test("a partner written against the partner docs reads, pages, syncs and revokes
   expect(connections.body[0]?.accountIds.sort()).toEqual([...uids.keys()].sort());
 
   // Sync: what the bank booked since (here: the newest entries of the busiest account, taken
-  // out of storage) comes back once. A sync looks back SYNC_OVERLAP_DAYS before the last one,
+  // out of storage) comes back once. A sync looks back REREAD_DAYS before the last one,
   // so only entries inside that window can come back: a savings account may have none.
   connectJourneyDatabase();
-  const windowStart = new Date(Date.now() - (SYNC_OVERLAP_DAYS - 1) * 86_400_000)
+  const windowStart = new Date(Date.now() - (REREAD_DAYS - 1) * 86_400_000)
     .toISOString()
     .slice(0, 10);
   const recent = await db().transaction.groupBy({

@@ -1,7 +1,7 @@
 import { UpstreamError, type Upstream, type UpstreamReadOptions } from "../upstream/types";
 import type { UpstreamTransaction } from "../upstream/types";
 import { startSyncDeadline, yieldToEventLoop, type SyncDeadline } from "./budget";
-import { insertTransactions, TransactionSealer } from "./write";
+import { insertTransactions, TransactionSealer, type InsertedRow } from "./write";
 import { writeStatementsWithinDeadline, type RunStatement } from "./write-transaction";
 
 /**
@@ -22,13 +22,82 @@ const MAX_PAGES = 1000;
  */
 export const MAX_FETCHED_BYTES = 32 * 1024 * 1024;
 
+/** One way of asking for an account's transactions: from a day, or as far back as the bank goes. */
+export interface ReadWindow {
+  /** `YYYY-MM-DD`; with `longest`, what an upstream that cannot do it reads from. */
+  dateFrom: string;
+  strategy?: "longest";
+}
+
+/**
+ * The bank's answers that mean "not this window" (Enable Banking's
+ * `WRONG_TRANSACTIONS_PERIOD`, and `WRONG_REQUEST_PARAMETERS` from a bank
+ * that cannot do `strategy=longest`): the next, shorter window is tried.
+ */
+const WINDOW_REFUSALS: ReadonlySet<string> = new Set([
+  "WRONG_TRANSACTIONS_PERIOD",
+  "WRONG_REQUEST_PARAMETERS",
+]);
+
+const refusesWindow = (error: unknown) =>
+  error instanceof UpstreamError &&
+  error.bankErrorCode !== null &&
+  WINDOW_REFUSALS.has(error.bankErrorCode);
+
+export interface FetchedTransactions {
+  transactions: UpstreamTransaction[];
+  /** The window the bank accepted. */
+  window: ReadWindow;
+}
+
+/**
+ * Every page of the first of `windows` the bank accepts: a window refused on
+ * its first page gives way to the next (docs/ingest.md#how-far-back-a-first-history-goes).
+ */
 export async function fetchTransactions(
   upstream: Upstream,
   accountUid: string,
-  dateFrom: string,
+  windows: readonly ReadWindow[],
   options: UpstreamReadOptions = {},
   deadline: SyncDeadline = startSyncDeadline(),
   /** Each page as it arrives (to start sealing it); the whole list is returned too. */
+  onPage?: (transactions: readonly UpstreamTransaction[]) => Promise<void>,
+): Promise<FetchedTransactions> {
+  for (const [index, window] of windows.entries()) {
+    try {
+      const transactions = await fetchWindow(
+        upstream,
+        accountUid,
+        window,
+        options,
+        deadline,
+        onPage,
+      );
+      return { transactions, window };
+    } catch (error) {
+      const last = index === windows.length - 1;
+      if (last || !(error instanceof WindowRefusedError)) {
+        throw error instanceof WindowRefusedError ? error.cause : error;
+      }
+    }
+  }
+  throw new Error("no window to read");
+}
+
+/** The bank refused the window before giving any page of it. */
+class WindowRefusedError extends Error {
+  constructor(cause: unknown) {
+    super("the bank refused the window", { cause });
+    this.name = "WindowRefusedError";
+  }
+}
+
+async function fetchWindow(
+  upstream: Upstream,
+  accountUid: string,
+  window: ReadWindow,
+  options: UpstreamReadOptions,
+  deadline: SyncDeadline,
   onPage?: (transactions: readonly UpstreamTransaction[]) => Promise<void>,
 ): Promise<UpstreamTransaction[]> {
   const transactions: UpstreamTransaction[] = [];
@@ -36,11 +105,16 @@ export async function fetchTransactions(
   let continuationKey: string | undefined;
   for (let page = 0; page < MAX_PAGES; page += 1) {
     deadline.check();
-    const result = await upstream.getTransactions(
-      accountUid,
-      { dateFrom, continuationKey },
-      { ...options, signal: deadline.signal },
-    );
+    let result;
+    try {
+      result = await upstream.getTransactions(
+        accountUid,
+        { ...window, continuationKey },
+        { ...options, signal: deadline.signal },
+      );
+    } catch (error) {
+      throw page === 0 && refusesWindow(error) ? new WindowRefusedError(error) : error;
+    }
     for (const transaction of result.transactions) bytes += transaction.rawJson.length;
     if (bytes > MAX_FETCHED_BYTES) {
       throw new UpstreamError(
@@ -80,10 +154,11 @@ class ReadAbandonedError extends Error {
 function startRead<T>(input: {
   sealingKey: string;
   deadline: SyncDeadline;
+  legacyIdentities?: boolean;
   fetch: (onPage: (page: readonly UpstreamTransaction[]) => Promise<void>) => Promise<T>;
   abandoned?: () => boolean;
 }): AccountRead<T> {
-  const sealer = new TransactionSealer(input.sealingKey, input.deadline);
+  const sealer = new TransactionSealer(input.sealingKey, input.deadline, input);
   const fetched = input
     .fetch(async (page) => {
       if (input.abandoned?.()) throw new ReadAbandonedError();
@@ -95,19 +170,28 @@ function startRead<T>(input: {
   return { sealer, fetched };
 }
 
+/** What a read wrote, for the statements that complete its transaction. */
+export interface ReadWritten {
+  /** The rows that were new. */
+  inserted: InsertedRow[];
+  /** The identities of the pending entries the bank reported. */
+  pendingSeen: ReadonlySet<string>;
+}
+
 /**
  * Stores a read's transactions in one write transaction: each chunk is
  * inserted as soon as the sealing pool has sealed it, while later pages may
  * still be fetched, so PostgreSQL works beside the sealing rather than after
- * it. `complete` finishes the transaction once every chunk is in. A failure
- * anywhere (the bank, the deadline, the database) rolls it all back: nothing
- * of the account is stored unless all of it is.
+ * it. `complete` finishes the transaction once every chunk is in, and says
+ * how many of the new rows are new transactions (a pending one that booked
+ * is not). A failure anywhere (the bank, the deadline, the database) rolls
+ * it all back: nothing of the account is stored unless all of it is.
  */
 export async function storeRead<T>(input: {
   read: AccountRead<T>;
   accountId: string;
   deadline: SyncDeadline;
-  complete: (run: RunStatement, fetched: T) => Promise<void>;
+  complete: (run: RunStatement, fetched: T, written: ReadWritten) => Promise<number | void>;
 }): Promise<{ fetched: T; created: number }> {
   const { read, deadline } = input;
   return writeStatementsWithinDeadline(deadline, async (run) => {
@@ -122,9 +206,12 @@ export async function storeRead<T>(input: {
       await writing.catch(() => undefined);
       throw error;
     }
-    const created = await writing;
-    await input.complete(run, fetched);
-    return { fetched, created };
+    const inserted = await writing;
+    const created = await input.complete(run, fetched, {
+      inserted,
+      pendingSeen: read.sealer.pendingSeen,
+    });
+    return { fetched, created: created ?? inserted.length };
   });
 }
 
@@ -133,8 +220,9 @@ export function storeWhileFetching<T>(input: {
   sealingKey: string;
   accountId: string;
   deadline: SyncDeadline;
+  legacyIdentities?: boolean;
   fetch: (onPage: (page: readonly UpstreamTransaction[]) => Promise<void>) => Promise<T>;
-  complete: (run: RunStatement, fetched: T) => Promise<void>;
+  complete: (run: RunStatement, fetched: T, written: ReadWritten) => Promise<number | void>;
 }): Promise<{ fetched: T; created: number }> {
   const read = startRead(input);
   return storeRead({ ...input, read });
@@ -149,7 +237,7 @@ export function storeWhileFetching<T>(input: {
  */
 export class HistoryReading {
   readonly deadline: SyncDeadline;
-  private readonly reads: AccountRead<UpstreamTransaction[]>[] = [];
+  private readonly reads: AccountRead<FetchedTransactions>[] = [];
   private stopped = false;
 
   constructor(
@@ -157,8 +245,8 @@ export class HistoryReading {
       sealingKey: string;
       upstream: Upstream;
       accountUids: readonly string[];
-      /** The first day of the window, YYYY-MM-DD. */
-      dateFrom: string;
+      /** The windows to ask for, the first the bank accepts is read (`fetchTransactions`). */
+      windows: readonly ReadWindow[];
       deadline?: SyncDeadline;
     },
   ) {
@@ -167,7 +255,7 @@ export class HistoryReading {
   }
 
   /** The read of the account at `index` of the uids given, started now at the latest. */
-  read(index: number, accountUid: string): AccountRead<UpstreamTransaction[]> {
+  read(index: number, accountUid: string): AccountRead<FetchedTransactions> {
     if (this.input.accountUids[index] !== accountUid) {
       throw new Error("the accounts are not in the order their history is read");
     }
@@ -180,15 +268,15 @@ export class HistoryReading {
   }
 
   /** The read of the account at `index` (a valid index), started if it was not. */
-  private start(index: number): AccountRead<UpstreamTransaction[]> {
+  private start(index: number): AccountRead<FetchedTransactions> {
     const started = this.reads[index];
     if (started) return started;
-    const { upstream, accountUids, dateFrom } = this.input;
+    const { upstream, accountUids, windows } = this.input;
     const uid = accountUids[index] ?? "";
     const read = startRead({
       sealingKey: this.input.sealingKey,
       deadline: this.deadline,
-      fetch: (onPage) => fetchTransactions(upstream, uid, dateFrom, {}, this.deadline, onPage),
+      fetch: (onPage) => fetchTransactions(upstream, uid, windows, {}, this.deadline, onPage),
       abandoned: () => this.stopped,
     });
     this.reads[index] = read;

@@ -6,8 +6,10 @@ import { approveSandboxAuthorization } from "../upstream/sandbox/consent";
 import { sandboxUpstream } from "../upstream/sandbox";
 import type { Upstream, UpstreamSession } from "../upstream/types";
 import { createTestUser } from "../../test/oauth-fixtures";
-import { INITIAL_HISTORY_DAYS, storeBankSession } from "./ingest";
+import { storeBankSession } from "./ingest";
+import { INITIAL_HISTORY_DAYS } from "./windows";
 import { ensureTenant } from "./tenants";
+import { rawSetting, setSetting } from "../env";
 
 const NOW = new Date("2026-11-21T10:00:00Z");
 const sandbox = sandboxUpstream({ now: () => NOW, baseUrl: "http://localhost:3000" });

@@ -4,9 +4,11 @@ import { keyedHash } from "../crypto/keyed-hash";
 import type { Prisma } from "../db/client";
 import type { Upstream, UpstreamSession } from "../upstream/types";
 import { log } from "../log";
+import { toStoredPsuHeaders } from "../upstream/psu-headers";
 import { startSyncDeadline, type SyncDeadline } from "./budget";
-import { HistoryReading, storeRead } from "./fetch-and-store";
+import { HistoryReading, storeRead, type FetchedTransactions } from "./fetch-and-store";
 import { accountColumns, balanceColumns, identityHashCandidates } from "./sealing";
+import { firstHistoryWindows, historyDaysAfter } from "./windows";
 import { statementsOf, writeWithinDeadline, type RunStatement } from "./write-transaction";
 
 /**
@@ -25,10 +27,6 @@ import { statementsOf, writeWithinDeadline, type RunStatement } from "./write-tr
  * half-written is ever served. Both steps run on the sync pool, within the
  * sync budget (lib/banking/budget.ts), each under its own deadline.
  */
-
-/** How far back the first fetch after a consent reaches. */
-export const INITIAL_HISTORY_DAYS = 180;
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** A balance as stored: its plaintext columns and the sealed rest. */
 type SealedBalance = ReturnType<typeof balanceColumns>;
@@ -65,6 +63,21 @@ export async function clearHistoryPending(run: RunStatement, accountId: string) 
     `UPDATE "Account" SET "historyPending" = false, "updatedAt" = $2::timestamp WHERE "id" = $1::uuid`,
     [accountId, new Date()],
   );
+}
+
+/** The depth the bank allowed, once it refused a longer first history (docs/ingest.md). */
+async function keepHistoryDepth(
+  run: RunStatement,
+  accountId: string,
+  fetched: FetchedTransactions,
+  now: Date,
+) {
+  const historyDays = historyDaysAfter(firstHistoryWindows(now), fetched.window, now, null);
+  if (historyDays === null) return;
+  await run(`UPDATE "Account" SET "historyDays" = $2 WHERE "id" = $1::uuid`, [
+    accountId,
+    historyDays,
+  ]);
 }
 
 /**
@@ -255,10 +268,7 @@ export function startHistoryReading(input: {
   deadline?: SyncDeadline;
 }): HistoryReading {
   const now = input.now ?? new Date();
-  const dateFrom = new Date(now.getTime() - INITIAL_HISTORY_DAYS * DAY_MS)
-    .toISOString()
-    .slice(0, 10);
-  return new HistoryReading({ ...input, dateFrom });
+  return new HistoryReading({ ...input, windows: firstHistoryWindows(now) });
 }
 
 /**
@@ -282,7 +292,7 @@ export async function storeHistory(
     accountUids: input.accounts.map((account) => account.uid),
   });
   try {
-    return await storeEachHistory(input.accounts, reading, progress);
+    return await storeEachHistory(input.accounts, reading, input.now ?? new Date(), progress);
   } finally {
     // Whatever ended the loop, no account's pages are fetched any more.
     reading.stop();
@@ -292,6 +302,7 @@ export async function storeHistory(
 async function storeEachHistory(
   accounts: ConnectedAccount[],
   reading: HistoryReading,
+  now: Date,
   progress: IngestProgress,
 ): Promise<StoredHistory> {
   const { deadline } = reading;
@@ -303,7 +314,10 @@ async function storeEachHistory(
         read: reading.read(index, account.uid),
         accountId: account.id,
         deadline,
-        complete: (run) => clearHistoryPending(run, account.id),
+        complete: async (run, fetched) => {
+          await clearHistoryPending(run, account.id);
+          await keepHistoryDepth(run, account.id, fetched, now);
+        },
       });
       stored += created;
     } catch (error) {

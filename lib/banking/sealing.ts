@@ -1,6 +1,6 @@
 import { sealJson, toPlaintext } from "../crypto/envelope";
 import { keyedHash, keyedHashCandidates } from "../crypto/keyed-hash";
-import { getEnv } from "../env";
+import { matchingHashes, type TransactionIdentity } from "./identity";
 import type { UpstreamAccount, UpstreamBalance, UpstreamTransaction } from "../upstream/types";
 
 /**
@@ -59,25 +59,12 @@ export function balanceColumns(sealingKey: string, balance: UpstreamBalance) {
   };
 }
 
-/** The identity a transaction is de-duplicated by, within its account. */
-export const transactionDedupeHash = (transaction: UpstreamTransaction) =>
-  keyedHash("transaction-dedupe", transaction.entryReference);
-
-/**
- * The same under the previous secret while a rotation is under way (null
- * otherwise): a transaction stored before the rotation is recognized and not
- * stored again (docs/operations.md, "Rotating SECRET_KEY").
- */
-function previousDedupeHash(transaction: UpstreamTransaction): string | null {
-  const previous = getEnv().previousSecretKey;
-  return previous ? keyedHash("transaction-dedupe", transaction.entryReference, previous) : null;
-}
-
 /**
  * A transaction's plaintext columns and the compact JSON text to seal into
  * its `enc` (sealing is done in bulk, by the sealing pool).
  */
-export function transactionRow(transaction: UpstreamTransaction) {
+export function transactionRow(transaction: UpstreamTransaction, identity: TransactionIdentity) {
+  const pending = transaction.status === "PDNG";
   return {
     columns: {
       currency: transaction.currency,
@@ -87,8 +74,12 @@ export function transactionRow(transaction: UpstreamTransaction) {
       valueDate: transaction.valueDate,
       transactionDate: transaction.transactionDate,
       bankTransactionCode: transaction.bankTransactionCode,
-      dedupeHash: transactionDedupeHash(transaction),
-      previousDedupeHash: previousDedupeHash(transaction),
+      dedupeHash: identity.dedupeHash,
+      previousHashes: identity.previousHashes,
+      // Stored for a pending row only; a booked one needs them in memory, while it is matched.
+      ...(pending ? matchingHashes(identity) : { matchHash: null, amountHash: null }),
+      matchValue: identity.matchValue,
+      amountValue: identity.amountValue,
     },
     plaintext: toPlaintext({
       amount: transaction.amount,

@@ -198,6 +198,7 @@ describe("sealing a large account", () => {
     const keys = generateKeyPair();
     const transactions = Array.from({ length: 1000 }, (_, index): UpstreamTransaction => ({
       entryReference: `E${index}`,
+      transactionId: null,
       amount: "1.00",
       currency: "EUR",
       creditDebitIndicator: "DBIT",

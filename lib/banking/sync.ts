@@ -12,22 +12,23 @@ import {
 import { balanceColumns } from "./sealing";
 import { startSyncDeadline, type SyncDeadline } from "./budget";
 import { fetchTransactions, storeWhileFetching } from "./fetch-and-store";
-import { INITIAL_HISTORY_DAYS, clearHistoryPending, writeBalances } from "./ingest";
+import { clearHistoryPending, writeBalances } from "./ingest";
+import { settlePending } from "./pending";
+import { firstHistoryWindows, historyDaysAfter, syncWindows } from "./windows";
+import { answerPsuHeaderRefusal, missingBeforeRead } from "./psu-headers";
 
 /**
  * Online sync of one account (/docs/sync): the client posts the
  * account's uid (decrypted on its side); the server checks it against the
  * keyed hash, fetches what is new from the upstream, seals it to the tenant's
- * key and stores it. Transactions are de-duplicated by a unique keyed hash,
- * so concurrent syncs of one account never store one twice.
+ * key and stores it. Each transaction is stored once, under a unique keyed
+ * identity (lib/banking/identity.ts), so neither a re-read nor concurrent
+ * syncs of one account store one twice; pending entries the bank no longer
+ * reports are replaced by their booked version or removed (lib/banking/pending.ts).
  *
  * A sync runs on the sync pool under one deadline (lib/banking/budget.ts):
  * past it, the sync throws SyncDeadlineError and has written nothing.
  */
-
-/** Every sync re-reads this many days before the last sync, for late bookings. */
-export const SYNC_OVERLAP_DAYS = 7;
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 export const SYNC_FAILURE_STATUS = {
   ...UPSTREAM_FAILURE_STATUS,
@@ -44,6 +45,8 @@ export type SyncOutcome =
       reason: SyncFailureReason;
       bankErrorCode: string | null;
       retryAfterSeconds: number | null;
+      /** With psu_headers_missing and psu_present_required: the `X-Psu-*` headers to send. */
+      missingPsuHeaders?: string[];
     };
 
 export interface SyncRequest {
@@ -65,12 +68,17 @@ export interface SyncRequest {
 
 const failure = (
   reason: SyncFailureReason,
-  details: { bankErrorCode?: string | null; retryAfterSeconds?: number | null } = {},
+  details: {
+    bankErrorCode?: string | null;
+    retryAfterSeconds?: number | null;
+    missingPsuHeaders?: string[];
+  } = {},
 ): SyncOutcome => ({
   ok: false,
   reason,
   bankErrorCode: details.bankErrorCode ?? null,
   retryAfterSeconds: details.retryAfterSeconds ?? null,
+  ...(details.missingPsuHeaders && { missingPsuHeaders: details.missingPsuHeaders }),
 });
 
 function toUpstreamName(name: string): UpstreamName {
@@ -100,6 +108,20 @@ async function markLapsed(connectionId: string, reason: "reconnect_needed" | "co
   ]);
 }
 
+/** The identities this version stores (lib/banking/identity.ts); older accounts hold 1. */
+const IDENTITY_VERSION = 2;
+
+/** The day of the account's oldest pending entry, if it holds any. */
+async function oldestPendingDay(accountId: string): Promise<string | null> {
+  const [row] = await syncDb().$queryRawUnsafe<{ day: string | null }[]>(
+    `SELECT min(COALESCE("bookingDate", "transactionDate", "valueDate",
+       to_char("createdAt", 'YYYY-MM-DD'))) AS "day"
+     FROM "Transaction" WHERE "accountId" = $1::uuid AND "status" = 'PDNG'`,
+    accountId,
+  );
+  return row?.day ?? null;
+}
+
 /** Null when the tenant has no such account. */
 export async function syncAccount(request: SyncRequest): Promise<SyncOutcome | null> {
   const now = request.now ?? new Date();
@@ -125,13 +147,18 @@ export async function syncAccount(request: SyncRequest): Promise<SyncOutcome | n
   if (!sealingKey) throw new Error("tenant without a sealing key holds an account");
 
   const upstream = upstreamNamed(toUpstreamName(connection.upstream));
-  // An account whose first history was never stored (docs/ingest.md) fetches that whole window.
-  const since = account.historyPending
-    ? new Date(account.createdAt.getTime() - INITIAL_HISTORY_DAYS * DAY_MS)
-    : (connection.lastSyncedAt ?? new Date(now.getTime() - INITIAL_HISTORY_DAYS * DAY_MS));
-  const dateFrom = new Date(since.getTime() - SYNC_OVERLAP_DAYS * DAY_MS)
-    .toISOString()
-    .slice(0, 10);
+  // The holder is present, but not every header the bank requires came: the bank is not asked.
+  const missingPsuHeaders = missingBeforeRead(connection, request.psuHeaders);
+  if (missingPsuHeaders) return failure("psu_headers_missing", { missingPsuHeaders });
+  // An account whose first history was never stored (docs/ingest.md) reads it now.
+  const windows = account.historyPending
+    ? firstHistoryWindows(now, account.historyDays)
+    : syncWindows({
+        now,
+        lastSyncedAt: connection.lastSyncedAt,
+        oldestPendingDay: await oldestPendingDay(account.id),
+        historyDays: account.historyDays,
+      });
   const options = { psuHeaders: request.psuHeaders };
   // Sealing starts with the first page, in the sealing pool, while the next ones are fetched;
   // each chunk is inserted as soon as it is sealed, in the one transaction that stores the sync.
@@ -142,25 +169,32 @@ export async function syncAccount(request: SyncRequest): Promise<SyncOutcome | n
       sealingKey,
       accountId: account.id,
       deadline,
-      fetch: async (onPage) => {
-        const [balances] = await Promise.all([
+      legacyIdentities: account.identityVersion < IDENTITY_VERSION,
+      fetch: async (onPage) =>
+        Promise.all([
           upstream.getBalances(request.uid, { ...options, signal: deadline.signal }),
-          fetchTransactions(upstream, request.uid, dateFrom, options, deadline, (page) => {
+          fetchTransactions(upstream, request.uid, windows, options, deadline, (page) => {
             totalFetched += page.length;
             return onPage(page);
           }),
-        ]);
-        return balances;
-      },
-      complete: async (run, balances) => {
+        ]),
+      complete: async (run, [balances, fetched], written) => {
         const columns = balances.map((balance) => balanceColumns(sealingKey, balance));
         await writeBalances(run, account.id, columns);
         if (account.historyPending) await clearHistoryPending(run, account.id);
+        const replaced = await settlePending(run, account.id, written);
+        const historyDays = historyDaysAfter(windows, fetched.window, now, account.historyDays);
+        await run(
+          `UPDATE "Account" SET "historyDays" = $2, "identityVersion" = $3,
+             "updatedAt" = $4::timestamp WHERE "id" = $1::uuid`,
+          [account.id, historyDays, IDENTITY_VERSION, new Date()],
+        );
         await run(
           `UPDATE "Connection" SET "lastSyncedAt" = $2::timestamp, "updatedAt" = $3::timestamp
             WHERE "id" = $1::uuid`,
           [connection.id, now, new Date()],
         );
+        return written.inserted.length - replaced;
       },
     }));
   } catch (error) {
@@ -168,6 +202,15 @@ export async function syncAccount(request: SyncRequest): Promise<SyncOutcome | n
     // (storeWhileFetching has made it SyncDeadlineError). Nothing was stored.
     if (!(error instanceof UpstreamError)) throw error;
     log.warn("sync.upstream_failed", { reason: error.reason, bank_error: error.bankErrorCode });
+    if (error.reason === "psu_headers_missing") {
+      const answer = await answerPsuHeaderRefusal(
+        upstream,
+        connection,
+        request.psuHeaders,
+        deadline.signal,
+      );
+      return failure(answer.reason, { ...answer, bankErrorCode: error.bankErrorCode });
+    }
     const outcome = failure(error.reason, error);
     if (error.reason === "reconnect_needed" || error.reason === "consent_withdrawn") {
       await markLapsed(connection.id, error.reason);

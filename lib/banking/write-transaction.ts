@@ -15,7 +15,11 @@ import { SyncDeadlineError, type SyncDeadline } from "./budget";
  * spliced) and resolves with the number of rows it changed. `Date` values
  * are passed as UTC (the columns are `timestamp(3)` holding UTC).
  */
-export type RunStatement = (text: string, values: readonly unknown[]) => Promise<number>;
+export interface RunStatement {
+  (text: string, values: readonly unknown[]): Promise<number>;
+  /** The same for a statement that returns rows. */
+  rows<Row>(text: string, values: readonly unknown[]): Promise<Row[]>;
+}
 
 const toParameter = (value: unknown) => (value instanceof Date ? value.toISOString() : value);
 
@@ -60,7 +64,12 @@ export async function writeWithinDeadline<T>(
 
 /** The same statements run inside an ORM transaction. */
 export function statementsOf(tx: Prisma.TransactionClient): RunStatement {
-  return (text, values) => tx.$executeRawUnsafe(text, ...values.map(toParameter));
+  const run = (text: string, values: readonly unknown[]) =>
+    tx.$executeRawUnsafe(text, ...values.map(toParameter));
+  return Object.assign(run, {
+    rows: <Row>(text: string, values: readonly unknown[]) =>
+      tx.$queryRawUnsafe<Row[]>(text, ...values.map(toParameter)),
+  });
 }
 
 /**
@@ -89,12 +98,18 @@ export async function writeStatementsWithinDeadline<T>(
   client.on("error", lost);
   try {
     await client.query("BEGIN");
-    const run: RunStatement = async (text, values) => {
+    const query = async (text: string, values: readonly unknown[]) => {
       deadline.check();
       await client.query(BOUND_STATEMENT, [timeLeft(deadline)]);
-      const result = await client.query(text, values.map(toParameter));
-      return result.rowCount ?? 0;
+      return client.query(text, values.map(toParameter));
     };
+    const run: RunStatement = Object.assign(
+      async (text: string, values: readonly unknown[]) => (await query(text, values)).rowCount ?? 0,
+      {
+        rows: async <Row>(text: string, values: readonly unknown[]) =>
+          (await query(text, values)).rows as Row[],
+      },
+    );
     const result = await write(run);
     await client.query("COMMIT");
     return result;

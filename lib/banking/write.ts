@@ -2,6 +2,7 @@ import { v7 as uuidV7 } from "uuid";
 import { sealAll } from "../crypto/seal-pool";
 import type { UpstreamTransaction } from "../upstream/types";
 import { inCpuSlices, SyncDeadlineError, type SyncDeadline } from "./budget";
+import { TransactionIdentities } from "./identity";
 import { transactionRow, type TransactionRow } from "./sealing";
 import type { RunStatement } from "./write-transaction";
 
@@ -37,6 +38,9 @@ export interface SealingChunk {
  * sealing pool at once, so the workers seal while later pages are fetched.
  */
 export class TransactionSealer {
+  /** The identities of the pending entries this read reported. */
+  readonly pendingSeen = new Set<string>();
+  private readonly identities: TransactionIdentities;
   private readonly rows: TransactionRow["columns"][] = [];
   private readonly envelopes: Promise<string[]>[] = [];
   private plaintexts: string[] = [];
@@ -47,11 +51,25 @@ export class TransactionSealer {
   constructor(
     private readonly sealingKey: string,
     private readonly deadline: SyncDeadline,
-  ) {}
+    /** The account's rows were stored before identities were fingerprints (lib/banking/identity.ts). */
+    options: { legacyIdentities?: boolean } = {},
+  ) {
+    this.identities = new TransactionIdentities({ legacy: options.legacyIdentities });
+  }
 
   async add(transactions: readonly UpstreamTransaction[]): Promise<void> {
-    const prepared = await inCpuSlices(transactions, transactionRow, this.deadline);
+    const prepared = await inCpuSlices(
+      transactions,
+      (transaction) => {
+        const identity = this.identities.of(transaction);
+        return identity && transactionRow(transaction, identity);
+      },
+      this.deadline,
+    );
     for (const row of prepared) {
+      // An entry this read already gave.
+      if (row === null) continue;
+      if (row.columns.status === "PDNG") this.pendingSeen.add(row.columns.dedupeHash);
       this.rows.push(row.columns);
       this.plaintexts.push(row.plaintext);
       if (this.plaintexts.length === WRITE_CHUNK) this.submit();
@@ -120,33 +138,62 @@ function beforeDeadline<T>(promise: Promise<T>, deadline: SyncDeadline): Promise
  * leaf page of that index for nearly every row, and after each checkpoint
  * PostgreSQL logs a whole copy of every page it touches first: half of a
  * history's write-ahead log (docs/ingest.md).
+ *
+ * A booked transaction already stored is left as it is (its row, id and
+ * envelope never change); a pending one already stored takes what the bank
+ * says now. The new rows come back, to be matched with the pending rows the
+ * bank no longer reports (lib/banking/pending.ts).
  */
 const INSERT_TRANSACTIONS = `
+WITH written AS (
 INSERT INTO "Transaction" ("id", "accountId", "currency", "creditDebitIndicator", "status",
-  "bookingDate", "valueDate", "transactionDate", "bankTransactionCode", "enc", "dedupeHash")
+  "bookingDate", "valueDate", "transactionDate", "bankTransactionCode", "enc", "dedupeHash",
+  "matchHash", "amountHash")
 SELECT rows.d::uuid, $1::uuid, rows.c, rows.i, rows.s, rows.b, rows.v, rows.t, rows.k,
-  rows.e, rows.h
+  rows.e, rows.h, rows.m, rows.a
 FROM json_to_recordset($2::json) AS rows(d text, c text, i text, s text, b text, v text, t text,
-  k text, e text, h text)
-ON CONFLICT ("accountId", "dedupeHash") DO NOTHING`;
+  k text, e text, h text, m text, a text)
+ON CONFLICT ("accountId", "dedupeHash") DO UPDATE SET "currency" = EXCLUDED."currency",
+  "creditDebitIndicator" = EXCLUDED."creditDebitIndicator", "status" = EXCLUDED."status",
+  "bookingDate" = EXCLUDED."bookingDate", "valueDate" = EXCLUDED."valueDate",
+  "transactionDate" = EXCLUDED."transactionDate",
+  "bankTransactionCode" = EXCLUDED."bankTransactionCode", "enc" = EXCLUDED."enc",
+  "matchHash" = EXCLUDED."matchHash", "amountHash" = EXCLUDED."amountHash"
+  WHERE "Transaction"."status" = 'PDNG'
+RETURNING "id", "dedupeHash", xmax = 0 AS "inserted"
+)
+SELECT "id", "dedupeHash" FROM written WHERE "inserted"`;
 
 /**
- * While a SECRET_KEY rotation is under way, a row stored under the previous
- * secret's dedupe hash is the same transaction: its hash is rewritten to the
- * current secret's (unless that one is stored too), so the insert that follows
- * skips it and it stays recognized once the previous secret is gone
- * (docs/operations.md, "Rotating SECRET_KEY").
+ * A row stored under one of a transaction's previous keys (the previous
+ * secret's during a SECRET_KEY rotation, or the key of an account stored
+ * before identities were fingerprints) is the same transaction: its key is
+ * rewritten to the current one (unless that one is stored too), so the
+ * insert that follows recognizes it, and it stays recognized afterwards
+ * (docs/operations.md, "Rotating SECRET_KEY"). One stored row per key.
  */
 const REHASH_TRANSACTIONS = `
-UPDATE "Transaction" AS stored SET "dedupeHash" = rows."dedupeHash"
-FROM unnest($2::text[], $3::text[]) AS rows("dedupeHash", "previousDedupeHash")
-WHERE stored."accountId" = $1::uuid AND stored."dedupeHash" = rows."previousDedupeHash"
-  AND NOT EXISTS (SELECT 1 FROM "Transaction" AS current
-    WHERE current."accountId" = $1::uuid AND current."dedupeHash" = rows."dedupeHash")`;
+UPDATE "Transaction" AS stored SET "dedupeHash" = found."dedupeHash"
+FROM (
+  SELECT DISTINCT ON (rows."dedupeHash") rows."dedupeHash", earlier."id"
+  FROM unnest($2::text[], $3::text[]) AS rows("dedupeHash", "previousHash")
+  JOIN "Transaction" AS earlier
+    ON earlier."accountId" = $1::uuid AND earlier."dedupeHash" = rows."previousHash"
+  WHERE NOT EXISTS (SELECT 1 FROM "Transaction" AS current
+    WHERE current."accountId" = $1::uuid AND current."dedupeHash" = rows."dedupeHash")
+  ORDER BY rows."dedupeHash"
+) AS found
+WHERE stored."id" = found."id"`;
+
+/** A row this read inserted: its id, and what it may be matched on (lib/banking/pending.ts). */
+export interface InsertedRow {
+  id: string;
+  row: TransactionRow["columns"];
+}
 
 /**
  * Writes the sealed transactions in chunks, each once its envelopes are
- * sealed, with the write transaction's statements. Returns how many rows
+ * sealed, with the write transaction's statements. Returns the rows that
  * were new.
  */
 export async function insertTransactions(
@@ -154,16 +201,19 @@ export async function insertTransactions(
   accountId: string,
   chunks: AsyncIterable<SealingChunk>,
   deadline: SyncDeadline,
-): Promise<number> {
-  let created = 0;
+): Promise<InsertedRow[]> {
+  const inserted: InsertedRow[] = [];
   for await (const chunk of chunks) {
     const envelopes = await beforeDeadline(chunk.envelopes, deadline);
     const rows = chunk.rows.slice(0, envelopes.length);
-    if (rows.some((row) => row.previousDedupeHash !== null)) {
+    const previous = rows.flatMap((row) =>
+      row.previousHashes.map((hash) => [row.dedupeHash, hash] as const),
+    );
+    if (previous.length > 0) {
       await run(REHASH_TRANSACTIONS, [
         accountId,
-        rows.map((row) => row.dedupeHash),
-        rows.map((row) => row.previousDedupeHash),
+        previous.map(([current]) => current),
+        previous.map(([, hash]) => hash),
       ]);
     }
     const json = JSON.stringify(
@@ -178,9 +228,20 @@ export async function insertTransactions(
         k: row.bankTransactionCode,
         e: envelopes[index],
         h: row.dedupeHash,
+        m: row.matchHash,
+        a: row.amountHash,
       })),
     );
-    created += await run(INSERT_TRANSACTIONS, [accountId, json]);
+    const written = await run.rows<{ id: string; dedupeHash: string }>(INSERT_TRANSACTIONS, [
+      accountId,
+      json,
+    ]);
+    if (written.length === 0) continue;
+    const byHash = new Map(rows.map((row) => [row.dedupeHash, row]));
+    for (const { id, dedupeHash } of written) {
+      const row = byHash.get(dedupeHash);
+      if (row) inserted.push({ id, row });
+    }
   }
-  return created;
+  return inserted;
 }

@@ -87,11 +87,17 @@ export type TransactionStatus = "BOOK" | "PDNG";
 
 export interface UpstreamTransaction {
   /**
-   * The transaction's stable identity at the upstream (Enable Banking
-   * `entry_reference`, else `transaction_id`; a connector synthesizes one
-   * when the bank gives neither). De-duplication keys on it.
+   * The bank's own lasting reference of the entry (Enable Banking
+   * `entry_reference`), or null when the bank gives none (many do not, and
+   * some give one only once the entry is booked). When given, it is the
+   * stored transaction's identity (docs/ingest.md#one-transaction-one-row).
    */
-  entryReference: string;
+  entryReference: string | null;
+  /**
+   * The bank's id of the entry in this read (Enable Banking `transaction_id`):
+   * it may change from one read to the next, so it is never an identity.
+   */
+  transactionId: string | null;
   /** Decimal string, unsigned: the sign is `creditDebitIndicator` (/docs/envelopes). */
   amount: string;
   currency: string;
@@ -126,8 +132,17 @@ export interface UpstreamTransaction {
 }
 
 export interface TransactionQuery {
-  /** `YYYY-MM-DD`, inclusive, on the booking date. */
+  /**
+   * `YYYY-MM-DD`, inclusive, on the booking date. With `strategy: "longest"`
+   * the bank reads as far back as it keeps and this day is not sent.
+   */
   dateFrom: string;
+  /**
+   * `longest` (Enable Banking's transactions `strategy`): as far back as the
+   * bank allows, for a first history (docs/ingest.md#how-far-back-a-first-history-goes).
+   * A bank that cannot do it refuses; the caller then asks for a window.
+   */
+  strategy?: "longest";
   /** `YYYY-MM-DD`, inclusive; defaults to the upstream's today. */
   dateTo?: string;
   /** The previous page's `continuationKey`; the dates must be the same as on the first page. */

@@ -333,6 +333,7 @@ describe("getTransactions", () => {
     ).transactions;
     expect(full).toEqual({
       entryReference: "E1",
+      transactionId: "T1",
       amount: "12.50",
       currency: "EUR",
       creditDebitIndicator: "DBIT",

@@ -129,8 +129,10 @@ export function enableBankingUpstream(options: EnableBankingOptions): Upstream {
         method: "GET",
         route: ROUTES.transactions,
         path: accountPath(accountUid, "transactions"),
+        // `strategy=longest` lets the bank choose how far back to go; a date would narrow it.
         query: {
-          date_from: query.dateFrom,
+          strategy: query.strategy,
+          date_from: query.strategy === "longest" ? undefined : query.dateFrom,
           date_to: query.dateTo,
           continuation_key: query.continuationKey || undefined,
         },

@@ -1,11 +1,7 @@
-import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { UpstreamError } from "../types";
-import {
-  synthesizedReference,
-  toBankTransactionCode,
-  toUpstreamTransactions,
-} from "./transactions";
+import { CARD_PURCHASE_CODE, EXCHANGE_RATE_SHAPES } from "../../../test/fake-enable-banking";
+import { toBankTransactionCode, toUpstreamTransactions } from "./transactions";
 
 const ROUTE = "GET /accounts/{uid}/transactions";
 const base = {
@@ -14,38 +10,19 @@ const base = {
 };
 const mapOne = (raw: Record<string, unknown>) => toUpstreamTransactions([raw], ROUTE)[0];
 
-describe("the entry reference", () => {
-  it("is entry_reference, else transaction_id, else a SHA-256 of the JSON", () => {
-    expect(mapOne({ ...base, entry_reference: "E", transaction_id: "T" })?.entryReference).toBe(
-      "E",
-    );
-    expect(mapOne({ ...base, entry_reference: "", transaction_id: "T" })?.entryReference).toBe("T");
-    const digest = createHash("sha256")
-      .update(
-        '{"booking_date":"2026-11-02","transaction_amount":{"amount":"10.00","currency":"DKK"}}',
-      )
-      .digest("hex");
-    expect(mapOne(base)?.entryReference).toBe(`sha256:${digest}`);
+describe("the entry reference and the transaction id", () => {
+  it("keeps entry_reference as the reference and transaction_id apart, blank as none", () => {
+    const both = mapOne({ ...base, entry_reference: "E", transaction_id: "T" });
+    expect([both?.entryReference, both?.transactionId]).toEqual(["E", "T"]);
+    // The reference says transaction_id may change between reads: never taken as a reference.
+    const idOnly = mapOne({ ...base, entry_reference: "", transaction_id: "T" });
+    expect([idOnly?.entryReference, idOnly?.transactionId]).toEqual([null, "T"]);
+    expect([mapOne(base)?.entryReference, mapOne(base)?.transactionId]).toEqual([null, null]);
   });
 
-  it("synthesized, does not depend on the order of the bank's keys", () => {
-    const reordered = {
-      booking_date: "2026-11-02",
-      transaction_amount: { currency: "DKK", amount: "10.00" },
-    };
-    expect(synthesizedReference(reordered)).toBe(synthesizedReference(base));
-    expect(synthesizedReference({ ...base, booking_date: "2026-11-03" })).not.toBe(
-      synthesizedReference(base),
-    );
-  });
-
-  it("synthesized twice on one page, the later ones are numbered; real ones never are", () => {
-    const references = toUpstreamTransactions(
-      [base, base, base, { ...base, entry_reference: "E" }, { ...base, entry_reference: "E" }],
-      ROUTE,
-    ).map((transaction) => transaction.entryReference);
-    const first = synthesizedReference(base);
-    expect(references).toEqual([first, `${first}#2`, `${first}#3`, "E", "E"]);
+  it("maps identical entries of one page as they are (their identities are made when stored)", () => {
+    const mapped = toUpstreamTransactions([base, base, { ...base, entry_reference: "E" }], ROUTE);
+    expect(mapped.map((transaction) => transaction.entryReference)).toEqual([null, null, "E"]);
   });
 });
 

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { setImmediate } from "node:timers/promises";
 import type { z } from "zod";
 import type { CreditDebitIndicator, TransactionStatus, UpstreamTransaction } from "../types";
@@ -30,22 +29,6 @@ export const TRANSACTION_STATUSES = {
 } as const satisfies Record<string, TransactionStatus | null>;
 
 type AccountIdentification = z.infer<typeof accountIdentificationSchema>;
-
-/** Sorted keys at every level, so that the same transaction always hashes the same. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const entries = Object.entries(value)
-      .filter(([, item]) => item !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
-}
-
-/** For a bank that gives neither `entry_reference` nor `transaction_id`. */
-export const synthesizedReference = (raw: unknown) =>
-  `sha256:${createHash("sha256").update(canonicalJson(raw)).digest("hex")}`;
 
 function toStatus(resource: TransactionResource): TransactionStatus | null {
   const status = resource.status?.toUpperCase() ?? "";
@@ -101,10 +84,9 @@ export function toUpstreamTransaction(
   const debtor = toParty(resource.debtor_account);
   const balanceAfter = resource.balance_after_transaction;
   return {
-    entryReference:
-      orNull(resource.entry_reference) ??
-      orNull(resource.transaction_id) ??
-      synthesizedReference(raw),
+    // The reference's `transaction_id` may change between reads: kept, but never an identity.
+    entryReference: orNull(resource.entry_reference),
+    transactionId: orNull(resource.transaction_id),
     // Unsigned: the sign is the indicator (/docs/envelopes).
     amount: resource.transaction_amount.amount.replace(/^[+-]/, ""),
     currency: resource.transaction_amount.currency.toUpperCase(),
@@ -133,27 +115,12 @@ export function toUpstreamTransaction(
   };
 }
 
-/**
- * A page of transactions. Two entries of one page that are identical and
- * carry no reference (two equal coffees on one day) would share a synthesized
- * reference and be de-duplicated into one; the second and later get `#2`,
- * `#3`, … so both are kept.
- */
-export function toUpstreamTransactions(
-  raw: unknown[],
-  route: string,
-  counts = new Map<string, number>(),
-): UpstreamTransaction[] {
+/** A page of transactions; cancelled and rejected entries are left out. */
+export function toUpstreamTransactions(raw: unknown[], route: string): UpstreamTransaction[] {
   const transactions: UpstreamTransaction[] = [];
   for (const item of raw) {
     const transaction = toUpstreamTransaction(parseWire(transactionSchema, item, route), item);
-    if (transaction === null) continue;
-    if (transaction.entryReference.startsWith("sha256:")) {
-      const seen = (counts.get(transaction.entryReference) ?? 0) + 1;
-      counts.set(transaction.entryReference, seen);
-      if (seen > 1) transaction.entryReference = `${transaction.entryReference}#${seen}`;
-    }
-    transactions.push(transaction);
+    if (transaction !== null) transactions.push(transaction);
   }
   return transactions;
 }
@@ -166,12 +133,9 @@ export async function toUpstreamTransactionsInSlices(
   raw: unknown[],
   route: string,
 ): Promise<UpstreamTransaction[]> {
-  const counts = new Map<string, number>();
   const transactions: UpstreamTransaction[] = [];
   for (let start = 0; start < raw.length; start += MAPPING_SLICE) {
-    transactions.push(
-      ...toUpstreamTransactions(raw.slice(start, start + MAPPING_SLICE), route, counts),
-    );
+    transactions.push(...toUpstreamTransactions(raw.slice(start, start + MAPPING_SLICE), route));
     if (start + MAPPING_SLICE < raw.length) await setImmediate();
   }
   return transactions;

@@ -92,6 +92,7 @@ export function toUpstreamTransaction(
   const booked = toIsoDay(entry.day);
   const transaction = {
     entryReference: entryReference(account, entry),
+    transactionId: null,
     amount: formatMinor(Math.abs(draft.amountMinor)),
     currency: account.currency,
     creditDebitIndicator: credit ? ("CRDT" as const) : ("DBIT" as const),
