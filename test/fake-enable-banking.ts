@@ -44,6 +44,14 @@ export interface ScriptedAnswer {
   /** Sent as is instead of `body` (e.g. an HTML error page). */
   rawBody?: string;
   headers?: Record<string, string>;
+  /**
+   * Milliseconds before this answer starts. Reference, `ErrorCode`: `ASPSP_TIMEOUT` is a
+   * bank that did not answer Enable Banking in time; a late answer is what the connector
+   * sees of it when its own timeout comes first.
+   */
+  delayMs?: number;
+  /** Drops the connection instead of answering (a reset between here and the bank). */
+  reset?: boolean;
 }
 
 export interface TransactionsPage {
@@ -62,6 +70,19 @@ const errorBody = (status: number, error: string | undefined, message: string) =
   message,
   ...(error && { error }),
 });
+
+/**
+ * The bank's limit of reads is spent. Reference, `ErrorCode`: `ASPSP_RATE_LIMIT_EXCEEDED`,
+ * answered with 429 Too Many Requests; `Retry-After` (RFC 9110 §10.2.3, seconds or an HTTP
+ * date) when the limit says when reads may resume.
+ */
+export function rateLimitedAnswer(retryAfter?: string): ScriptedAnswer {
+  return {
+    status: 429,
+    body: errorBody(429, "ASPSP_RATE_LIMIT_EXCEEDED", "Rate limit exceeded"),
+    ...(retryAfter !== undefined && { headers: { "Retry-After": retryAfter } }),
+  };
+}
 
 export class FakeEnableBanking {
   readonly requests: RecordedRequest[] = [];
@@ -165,6 +186,9 @@ export class FakeEnableBanking {
     const answer = (await this.verify(request, recorded))
       ? (this.script.shift() ?? this.route(recorded))
       : { status: 401, body: errorBody(401, recorded.refusalCode, "Invalid or expired JWT") };
+    if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
+    if (answer.reset) request.socket.destroy();
+    if (response.destroyed) return;
     const body = answer.rawBody ?? (answer.body === undefined ? "" : JSON.stringify(answer.body));
     response.writeHead(answer.status, {
       ...(answer.body !== undefined && { "content-type": "application/json" }),

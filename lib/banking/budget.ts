@@ -1,5 +1,6 @@
 import { setImmediate } from "node:timers/promises";
 import { getEnv } from "../env";
+import { registerDeadline } from "../upstream/deadline";
 
 /**
  * The budget of bank syncs and consent storing (docs/capacity.md): at most
@@ -45,6 +46,8 @@ export class SyncDeadline {
     const controller = new AbortController();
     setTimeout(() => controller.abort(new SyncDeadlineError()), milliseconds).unref();
     this.signal = controller.signal;
+    // An upstream that retries waits only while the wait ends before this deadline.
+    registerDeadline(this.signal, () => this.remainingMs());
   }
 
   get expired(): boolean {

@@ -436,7 +436,8 @@ describe("closeSession", () => {
   });
 
   it("fails on other errors", async () => {
-    fake.script.push({ status: 500 });
+    // A 500 to every try: ending a session is retried.
+    fake.script.push({ status: 500 }, { status: 500 }, { status: 500 });
     await expect(upstream.closeSession("sess-4f2a")).rejects.toMatchObject({ reason: "transient" });
   });
 });
@@ -464,7 +465,8 @@ describe("applicationStatus", () => {
   });
 
   it("fails when Enable Banking cannot tell", async () => {
-    fake.script.push({ status: 503 });
+    // A 503 to every try: the read is retried.
+    fake.script.push({ status: 503 }, { status: 503 }, { status: 503 });
     await expect(upstream.applicationStatus()).rejects.toMatchObject({ reason: "transient" });
   });
 });

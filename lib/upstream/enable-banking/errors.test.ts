@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startFakeEnableBanking, type FakeEnableBanking } from "../../../test/fake-enable-banking";
 import { UpstreamError, type UpstreamFailureReason } from "../types";
+import { RETRY_POLICY } from "./client";
 import { ENABLE_BANKING_FAILURES, parseRetryAfter } from "./errors";
 import { enableBankingUpstream, type EnableBankingOptions } from "./index";
 
@@ -49,7 +50,8 @@ async function failureOf(promise: Promise<unknown>): Promise<UpstreamError> {
 
 /** The error a balances read fails with when Enable Banking answers `answer`. */
 function balancesFailingWith(answer: FakeEnableBanking["script"][number]) {
-  fake.script.push(answer);
+  // The same answer to every try: what a failure maps to once retrying has not helped.
+  for (let i = 0; i < RETRY_POLICY.attempts; i += 1) fake.script.push(answer);
   return failureOf(connector().getBalances(ACCOUNT_UID));
 }
 

@@ -2,7 +2,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startFakeEnableBanking, type FakeEnableBanking } from "../../../test/fake-enable-banking";
 import { UpstreamError, type Upstream } from "../types";
-import { MAX_RESPONSE_BYTES } from "./client";
+import { MAX_RESPONSE_BYTES, RETRY_POLICY } from "./client";
 import { enableBankingUpstream } from "./index";
 
 /**
@@ -89,7 +89,9 @@ describe("the size of an Enable Banking answer", () => {
   });
 
   it("an oversized error page still maps by its status", async () => {
-    fake.script.push({ status: 503, rawBody: "<html>".padEnd(MAX_RESPONSE_BYTES + 10, "x") });
+    const page = { status: 503, rawBody: "<html>".padEnd(MAX_RESPONSE_BYTES + 10, "x") };
+    // Every try answers it (a 503 is retried).
+    for (let i = 0; i < RETRY_POLICY.attempts; i += 1) fake.script.push(page);
     expect((await failureOf(readPage)).reason).toBe("transient");
   });
 
