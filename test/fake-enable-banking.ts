@@ -89,6 +89,16 @@ export class FakeEnableBanking {
   /** Why a JWT was refused, in order (for assertions). */
   readonly rejections: string[] = [];
   applicationActive = true;
+  /**
+   * Reference, `GET /application`: `redirect_urls`, the URLs registered for the application,
+   * the only ones `POST /auth` accepts as `redirect_url`.
+   */
+  redirectUrls: string[] = [];
+  /**
+   * Reference, `GET /aspsps`: each `ASPSP` may list `required_psu_headers` (lower case, e.g.
+   * `["psu-ip-address", "psu-user-agent", "psu-geo-location"]`); reads of the session's accounts
+   * then follow `psuHeadersRefusal` below.
+   */
   aspsps: Record<string, unknown>[] = [];
   session: Record<string, unknown> = {};
   balances: Record<string, unknown[]> = {};
@@ -228,12 +238,21 @@ export class FakeEnableBanking {
     const account = /^\/accounts\/([^/]+)\/(balances|transactions)$/.exec(request.path);
     const session = /^\/sessions\/([^/]+)$/.exec(request.path);
     if (key === "GET /application") {
-      return { status: 200, body: { name: "Test app", active: this.applicationActive } };
+      return {
+        status: 200,
+        body: {
+          name: "Test app",
+          active: this.applicationActive,
+          redirect_urls: this.redirectUrls,
+        },
+      };
     }
     if (key === "GET /aspsps") return { status: 200, body: { aspsps: this.aspspsOf(request) } };
     if (key === "POST /auth") return this.authorize(request);
     if (key === "POST /sessions") return this.createSession(request);
     if (request.method === "DELETE" && session) return this.deleteSession(session[1] ?? "");
+    const psuRefusal = account && request.method === "GET" ? this.psuHeadersRefusal(request) : null;
+    if (psuRefusal) return psuRefusal;
     if (request.method === "GET" && account?.[2] === "balances") {
       const balances = this.balances[decodeURIComponent(account[1] ?? "")];
       return balances
@@ -246,6 +265,31 @@ export class FakeEnableBanking {
     }
     // No such route: a plain 404 without an `ErrorCode` (the reference lists no code for it).
     return { status: 404, body: errorBody(404, undefined, "Not found") };
+  }
+
+  /**
+   * A read of an account of the session's bank that carries PSU headers (the holder is present)
+   * must carry every one of the bank's `required_psu_headers`. Reference, the `Psu-*` headers of
+   * `GET /accounts/{account_id}/balances` and `/transactions` (the holder's own request details,
+   * sent only when the holder is present), `ASPSP.required_psu_headers` of `GET /aspsps`, and
+   * `ErrorCode`: `PSU_HEADER_NOT_PROVIDED`. A background read, without any PSU header, is served.
+   */
+  private psuHeadersRefusal(request: RecordedRequest): ScriptedAnswer | null {
+    const present = Object.keys(request.headers).filter((name) => name.startsWith("psu-"));
+    if (present.length === 0) return null;
+    const bank = this.session.aspsp as { name?: unknown; country?: unknown } | undefined;
+    const aspsp = this.aspsps.find(
+      (candidate) => candidate.name === bank?.name && candidate.country === bank?.country,
+    );
+    const required = Array.isArray(aspsp?.required_psu_headers)
+      ? (aspsp.required_psu_headers as unknown[]).map((name) => String(name).toLowerCase())
+      : [];
+    const missing = required.filter((name) => !present.includes(name));
+    if (missing.length === 0) return null;
+    return {
+      status: 400,
+      body: errorBody(400, "PSU_HEADER_NOT_PROVIDED", `Missing ${missing.join(", ")}`),
+    };
   }
 
   private aspspsOf(request: RecordedRequest) {

@@ -1,21 +1,15 @@
 import { isPublicIpAddress } from "../http/ip-address";
 import type { ApiKeyPrincipal } from "../keys/api-keys";
+import { PSU_HEADERS, toPsuGeoLocation } from "../upstream/psu-headers";
 
 /**
  * Per /docs/sync, the account holder's own request details, forwarded to the
- * bank on a sync while the holder is on the partner's page. Honoured only
- * from a key a Connect client issued, and only with a public IP address and
- * a user agent; otherwise nothing is forwarded.
+ * bank on a sync while the holder is on the partner's page (the names in
+ * lib/upstream/psu-headers.ts). Honoured only from a key a Connect client
+ * issued, and only with a public IP address and a user agent; otherwise
+ * nothing is forwarded. A geo-location not in the `GEO:<lat>;<long>` form is
+ * left out (the others are still forwarded).
  */
-const FORWARDED = {
-  "x-psu-ip-address": "Psu-Ip-Address",
-  "x-psu-user-agent": "Psu-User-Agent",
-  "x-psu-referer": "Psu-Referer",
-  "x-psu-accept": "Psu-Accept",
-  "x-psu-accept-language": "Psu-Accept-Language",
-  "x-psu-accept-charset": "Psu-Accept-Charset",
-  "x-psu-accept-encoding": "Psu-Accept-Encoding",
-} as const;
 
 const MAX_VALUE_LENGTH = 1024;
 
@@ -25,9 +19,13 @@ export function psuHeadersOf(
 ): Record<string, string> | undefined {
   if (principal.partnerId === null) return undefined;
   const forwarded: Record<string, string> = {};
-  for (const [incoming, outgoing] of Object.entries(FORWARDED)) {
-    const value = request.headers.get(incoming)?.trim();
-    if (value && value.length <= MAX_VALUE_LENGTH) forwarded[outgoing] = value;
+  for (const { partner, upstream } of PSU_HEADERS) {
+    const value = request.headers.get(partner)?.trim();
+    if (!value || value.length > MAX_VALUE_LENGTH) continue;
+    if (upstream === "Psu-Geo-Location") {
+      const location = toPsuGeoLocation(value);
+      if (location) forwarded[upstream] = location;
+    } else forwarded[upstream] = value;
   }
   const ip = forwarded["Psu-Ip-Address"];
   if (!ip || !isPublicIpAddress(ip) || !forwarded["Psu-User-Agent"]) return undefined;

@@ -170,12 +170,18 @@ describe("sync failures from the sandbox's scenario banks", () => {
       });
       const [account] = await accountsOf(partner);
       if (!account) throw new Error("no account");
+      // A bank that shares data only with the holder present says which headers bring them.
+      const missing =
+        reason === "psu_present_required"
+          ? { missingPsuHeaders: ["X-Psu-Ip-Address", "X-Psu-User-Agent"] }
+          : {};
       const response = await syncOne(partner.key, account.id, account.uid);
       expect(response.status).toBe(status);
       expect(await response.json()).toEqual({
         status,
         reason,
         ...(bankErrorCode ? { bankErrorCode } : {}),
+        ...missing,
       });
       expect(response.headers.get("retry-after")).toBe(retryAfter);
 
@@ -194,7 +200,7 @@ describe("sync failures from the sandbox's scenario banks", () => {
         failures:
           reason === "consent_withdrawn"
             ? []
-            : [{ accountId, reason, bankErrorCode: bankErrorCode ?? null }],
+            : [{ accountId, reason, bankErrorCode: bankErrorCode ?? null, ...missing }],
       });
     },
   );

@@ -52,6 +52,7 @@ function failureResponse(outcome: Exclude<SyncOutcome, { ok: true }>): Response 
     status,
     reason: outcome.reason,
     ...(outcome.bankErrorCode ? { bankErrorCode: outcome.bankErrorCode } : {}),
+    ...(outcome.missingPsuHeaders && { missingPsuHeaders: outcome.missingPsuHeaders }),
   };
   const headers: Record<string, string> =
     outcome.retryAfterSeconds === null ? {} : { "Retry-After": String(outcome.retryAfterSeconds) };
@@ -116,7 +117,12 @@ function syncOutcomeLabel(outcome: SyncOutcome | null | "unavailable"): string {
   return outcome.ok ? "ok" : outcome.reason;
 }
 
-type BulkFailure = { accountId: string; reason: string; bankErrorCode: string | null };
+type BulkFailure = {
+  accountId: string;
+  reason: string;
+  bankErrorCode: string | null;
+  missingPsuHeaders?: string[];
+};
 
 /**
  * One account of a bulk sync. What the service itself could not do (the
@@ -175,7 +181,12 @@ export async function handleBulkSync(principal: ApiKeyPrincipal, request: Reques
         newTransactions += outcome.newTransactions;
       } else if (outcome.reason !== "consent_withdrawn") {
         // Accounts whose consent was withdrawn are left out silently.
-        failures.push({ accountId, reason: outcome.reason, bankErrorCode: outcome.bankErrorCode });
+        failures.push({
+          accountId,
+          reason: outcome.reason,
+          bankErrorCode: outcome.bankErrorCode,
+          ...(outcome.missingPsuHeaders && { missingPsuHeaders: outcome.missingPsuHeaders }),
+        });
       }
     }
     // Only when the service could do nothing at all is the whole call refused.

@@ -5,6 +5,7 @@ import type { Prisma } from "../db/client";
 import type { Upstream, UpstreamSession } from "../upstream/types";
 import { log } from "../log";
 import { toStoredPsuHeaders } from "../upstream/psu-headers";
+import { toStoredPsuHeaders } from "../upstream/psu-headers";
 import { startSyncDeadline, type SyncDeadline } from "./budget";
 import { HistoryReading, storeRead, type FetchedTransactions } from "./fetch-and-store";
 import { accountColumns, balanceColumns, identityHashCandidates } from "./sealing";
@@ -102,6 +103,11 @@ interface StoreInput {
   sealingKey: string;
   upstream: Upstream;
   session: UpstreamSession;
+  /**
+   * The PSU headers the bank requires (`Aspsp.requiredPsuHeaders` when the consent was
+   * started), recorded on the connection for the syncs (/docs/sync); unset leaves them as they are.
+   */
+  requiredPsuHeaders?: readonly string[] | null;
   now?: Date;
   /** Default: `SYNC_DEADLINE_SECONDS` from the start. */
   deadline?: SyncDeadline;
@@ -142,6 +148,9 @@ function sessionColumns(input: StoreInput, now: Date) {
     lastSyncedAt: now,
     upstreamSessionEnc: sealJson(sealingKey, { sessionId: session.sessionId }),
     upstreamSessionHash: keyedHash("upstream-session", session.sessionId),
+    ...(input.requiredPsuHeaders !== undefined && {
+      requiredPsuHeaders: toStoredPsuHeaders(input.requiredPsuHeaders),
+    }),
   };
 }
 

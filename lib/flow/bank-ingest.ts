@@ -42,6 +42,8 @@ export interface IngestJob {
   tenantId: string;
   sealingKey: string;
   renewConnectionId: string | null;
+  /** The bank's required PSU headers as recorded when the consent was started; null if not known. */
+  requiredPsuHeaders: string[] | null;
 }
 
 /** The running ingests of this process, so tests and shutdown can wait for them. */
@@ -93,6 +95,7 @@ async function runIngest(id: string, job: IngestJob): Promise<void> {
           sealingKey: job.sealingKey,
           upstream: bank,
           session,
+          requiredPsuHeaders: job.requiredPsuHeaders,
         };
         const progress = {
           accounts: (done: number) => record({ accountsDone: done }).then(() => undefined),

@@ -10,6 +10,7 @@ import { cookieName, serializeCookie } from "../http/cookies";
 import { privateJson } from "../http/respond";
 import { log } from "../log";
 import { upstream } from "../upstream";
+import { fromStoredPsuHeaders, toStoredPsuHeaders } from "../upstream/psu-headers";
 import type { Aspsp, PsuType } from "../upstream/types";
 import { FLOW_ENDED_PATH } from "./dead-ends";
 import { findIngestStatus, startIngest } from "./bank-ingest";
@@ -81,6 +82,8 @@ async function sendToBank(
       aspspCountry: aspsp.country,
       psuType,
       renewConnectionId: bank.renewConnectionId ?? null,
+      // Recorded on the connection, so that a sync knows what the bank requires (/docs/sync).
+      requiredPsuHeaders: toStoredPsuHeaders(aspsp.requiredPsuHeaders),
       expiresAt: new Date(now.getTime() + AUTHORIZATION_LIFETIME_MS),
     },
   });
@@ -219,6 +222,7 @@ export async function handleBankCallback(request: Request): Promise<Response> {
     tenantId: tenant.id,
     sealingKey: sealing.sealingKey,
     renewConnectionId: renewing?.id ?? null,
+    requiredPsuHeaders: fromStoredPsuHeaders(authorization.requiredPsuHeaders),
   });
   return redirect("/banks/progress");
 }

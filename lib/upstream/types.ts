@@ -25,6 +25,12 @@ export interface Aspsp {
   psuTypes: PsuType[];
   /** The longest consent the bank grants (Enable Banking `maximum_consent_validity`), in days. */
   maxConsentDays: number;
+  /**
+   * The PSU headers the bank requires on a read with the holder present (Enable Banking
+   * `required_psu_headers`, lower case: `psu-ip-address`, `psu-geo-location`; lib/upstream/psu-headers.ts).
+   * Empty when it requires none.
+   */
+  requiredPsuHeaders: string[];
   /** A bank that exists only to test failures (the sandbox's scenario banks): listed apart. */
   testOnly?: boolean;
 }
@@ -189,8 +195,11 @@ export interface Upstream {
   ): Promise<TransactionPage>;
   /** Enable Banking `DELETE /sessions/{id}`: ends the consent at the bank. */
   closeSession(sessionId: string): Promise<void>;
-  /** Enable Banking `GET /application`: whether the application may fetch data at all. */
-  applicationStatus(): Promise<{ active: boolean }>;
+  /**
+   * Enable Banking `GET /application`: whether the application may fetch data at all, and the
+   * redirect URLs registered with it (null when the upstream has no such registration).
+   */
+  applicationStatus(): Promise<{ active: boolean; redirectUrls: string[] | null }>;
 }
 
 /**
@@ -202,6 +211,8 @@ export const UPSTREAM_FAILURE_STATUS = {
   consent_withdrawn: 409,
   // The bank shares data only with the account holder present (/docs/sync).
   psu_present_required: 409,
+  // The holder was present, but the bank requires PSU headers that were not sent (/docs/sync).
+  psu_headers_missing: 409,
   rate_limited: 429,
   bank_error: 502,
   transient: 503,

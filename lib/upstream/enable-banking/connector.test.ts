@@ -33,6 +33,13 @@ const ASPSPS = [
     bic: "DABADKKK",
     psu_types: ["business", "corporate"],
     maximum_consent_validity: 90 * 86_400 + 3_600,
+    required_psu_headers: [
+      "psu-ip-address",
+      " PSU-User-Agent",
+      "psu-geo-location",
+      7,
+      "not a header",
+    ],
   },
   { name: "Tiny Bank", country: "dk", psu_types: ["personal"] },
 ];
@@ -163,6 +170,7 @@ describe("listBanks", () => {
         bic: "NDEAFIHH",
         psuTypes: ["personal", "business"],
         maxConsentDays: 180,
+        requiredPsuHeaders: [],
       },
       {
         name: "Danske Bank",
@@ -170,8 +178,17 @@ describe("listBanks", () => {
         bic: "DABADKKK",
         psuTypes: ["business"],
         maxConsentDays: 90,
+        // Lower case, trimmed; what is not a header name is left out.
+        requiredPsuHeaders: ["psu-ip-address", "psu-user-agent", "psu-geo-location"],
       },
-      { name: "Tiny Bank", country: "DK", bic: null, psuTypes: ["personal"], maxConsentDays: 90 },
+      {
+        name: "Tiny Bank",
+        country: "DK",
+        bic: null,
+        psuTypes: ["personal"],
+        maxConsentDays: 90,
+        requiredPsuHeaders: [],
+      },
     ]);
     expect(lastRequest()?.path).toBe("/aspsps");
     expect(lastRequest()?.query).toEqual({});
@@ -443,11 +460,16 @@ describe("closeSession", () => {
 });
 
 describe("applicationStatus", () => {
-  it("is active when Enable Banking says so", async () => {
-    expect(await upstream.applicationStatus()).toEqual({ active: true });
+  it("is active when Enable Banking says so, with the registered redirect URLs", async () => {
+    fake.redirectUrls = ["https://connect.example.com/banks/callback"];
+    expect(await upstream.applicationStatus()).toEqual({
+      active: true,
+      redirectUrls: ["https://connect.example.com/banks/callback"],
+    });
     expect(lastRequest()?.path).toBe("/application");
     fake.applicationActive = false;
-    expect(await upstream.applicationStatus()).toEqual({ active: false });
+    fake.redirectUrls = [];
+    expect(await upstream.applicationStatus()).toEqual({ active: false, redirectUrls: [] });
   });
 
   it("is inactive when Enable Banking refuses the application's JWT", async () => {
@@ -461,7 +483,7 @@ describe("applicationStatus", () => {
       applicationId: APPLICATION_ID,
       privateKey: other.privateKey,
     });
-    expect(await stranger.applicationStatus()).toEqual({ active: false });
+    expect(await stranger.applicationStatus()).toEqual({ active: false, redirectUrls: null });
   });
 
   it("fails when Enable Banking cannot tell", async () => {

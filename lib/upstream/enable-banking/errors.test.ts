@@ -73,7 +73,7 @@ describe("Enable Banking error codes map to sync reasons", () => {
       [400, "WRONG_SESSION_STATUS", "reconnect_needed", 409],
       [400, "ASPSP_PSU_ACTION_REQUIRED", "reconnect_needed", 409],
       [401, "REVOKED_SESSION", "consent_withdrawn", 409],
-      [400, "PSU_HEADER_NOT_PROVIDED", "psu_present_required", 409],
+      [400, "PSU_HEADER_NOT_PROVIDED", "psu_headers_missing", 409],
       [400, "ASPSP_ERROR", "bank_error", 502],
       [500, "ASPSP_ERROR", "bank_error", 502],
       [504, "ASPSP_TIMEOUT", "transient", 503],

@@ -25,8 +25,10 @@ export const ENABLE_BANKING_FAILURES = {
     NO_ACCOUNTS_ADDED: "reconnect_needed",
     // The user withdrew the consent at the bank.
     REVOKED_SESSION: "consent_withdrawn",
-    // The bank answers only while the user is present (PSU headers, /docs/sync).
-    PSU_HEADER_NOT_PROVIDED: "psu_present_required",
+    // Some of the bank's `required_psu_headers` (GET /aspsps) were not sent. The sync tells a read
+    // with the holder present (psu_headers_missing, naming them) from a background read at a bank
+    // that shares data only with the holder present (psu_present_required), /docs/sync.
+    PSU_HEADER_NOT_PROVIDED: "psu_headers_missing",
     PSU_HEADER_INVALID: "psu_present_required",
     ASPSP_ERROR: "bank_error",
     ASPSP_TIMEOUT: "transient",

@@ -168,13 +168,15 @@ export function enableBankingUpstream(options: EnableBankingOptions): Upstream {
           route: ROUTES.application,
           path: "/application",
         });
+        const application = parseWire(applicationResponseSchema, body, ROUTES.application);
         return {
-          active: parseWire(applicationResponseSchema, body, ROUTES.application).active === true,
+          active: application.active === true,
+          redirectUrls: (application.redirect_urls ?? []).filter((url) => typeof url === "string"),
         };
       } catch (error) {
         // Enable Banking refusing the application's own JWT is an answer too: not active.
         if (error instanceof UpstreamError && error.reason === "partner_app_inactive") {
-          return { active: false };
+          return { active: false, redirectUrls: null };
         }
         throw error;
       }

@@ -14,6 +14,7 @@ import type {
   genericIdentificationSchema,
 } from "./wire";
 import type { z } from "zod";
+import { normalizeRequiredPsuHeaders } from "../psu-headers";
 
 /**
  * Enable Banking JSON → the upstream interface's camelCase shapes
@@ -54,6 +55,9 @@ export function toAspsp(resource: AspspResource): Aspsp {
       typeof seconds === "number" && seconds > 0
         ? Math.floor(seconds / DAY_SECONDS)
         : DEFAULT_MAX_CONSENT_DAYS,
+    requiredPsuHeaders: normalizeRequiredPsuHeaders(
+      (resource.required_psu_headers ?? []).filter((name) => typeof name === "string"),
+    ),
   };
 }
 

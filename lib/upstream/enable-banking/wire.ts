@@ -40,6 +40,8 @@ export const aspspListSchema = z.object({
       psu_types: z.array(z.string()).nullish(),
       /** Seconds. */
       maximum_consent_validity: z.number().nullish(),
+      /** e.g. `["psu-ip-address", "psu-user-agent"]`; what is not a string is left out later. */
+      required_psu_headers: z.array(z.unknown()).nullish(),
     }),
   ),
 });
@@ -126,7 +128,11 @@ export const transactionSchema = z.object({
 });
 export type TransactionResource = z.infer<typeof transactionSchema>;
 
-export const applicationResponseSchema = z.object({ active: z.boolean().nullish() });
+export const applicationResponseSchema = z.object({
+  active: z.boolean().nullish(),
+  /** The URLs registered for the browser's way back from a consent; non-strings are left out. */
+  redirect_urls: z.array(z.unknown()).nullish(),
+});
 
 /** Parse, don't validate (docs/architecture.md#parse-dont-validate): a body that does not fit is the bank's error. */
 export function parseWire<T>(schema: z.ZodType<T>, value: unknown, route: string): T {

@@ -1,3 +1,4 @@
+import { PRESENCE_PSU_HEADERS } from "../psu-headers";
 import type { Aspsp, PsuType, UpstreamFailureReason } from "../types";
 
 /**
@@ -53,6 +54,11 @@ export interface SandboxBank {
   scenario?: SandboxScenario;
   /** A consent shorter than a day, so that its expiry can be watched (minutes). */
   consentMinutes?: number;
+  /**
+   * Enable Banking `required_psu_headers` (lower case): a read with the holder present that
+   * lacks one fails with PSU_HEADER_NOT_PROVIDED; a background read does not need them.
+   */
+  requiredPsuHeaders?: readonly string[];
 }
 
 const PERSONAL_AND_BUSINESS = ["personal", "business"] as const;
@@ -232,7 +238,9 @@ function scenarioBanks(): SandboxBank[] {
     [
       "psu-present-required",
       {
-        reason: "psu_present_required",
+        // Enable Banking's answer to a background read at a bank that shares data only with
+        // the holder present; the sync reports it as psu_present_required (/docs/sync).
+        reason: "psu_headers_missing",
         bankErrorCode: "PSU_HEADER_NOT_PROVIDED",
         unlessPsuPresent: true,
       },
@@ -248,6 +256,7 @@ function scenarioBanks(): SandboxBank[] {
     maxConsentDays: 90,
     accounts: EVERYDAY,
     scenario,
+    ...(slug === "psu-present-required" && { requiredPsuHeaders: PRESENCE_PSU_HEADERS }),
   }));
   return [
     ...failing,
@@ -262,6 +271,18 @@ function scenarioBanks(): SandboxBank[] {
       consentMinutes: 5,
       accounts: EVERYDAY,
     },
+    {
+      // Serves background reads; a read with the holder present needs their location too.
+      id: "dk-scenario-psu-headers-missing",
+      name: "Sandbox Scenario DK: psu headers missing",
+      country: "DK",
+      bic: "SBSCDKKK",
+      bankCode: String(7901 + failing.length),
+      psuTypes: PERSONAL_AND_BUSINESS,
+      maxConsentDays: 90,
+      accounts: EVERYDAY,
+      requiredPsuHeaders: [...PRESENCE_PSU_HEADERS, "psu-geo-location"],
+    },
   ];
 }
 
@@ -272,7 +293,8 @@ export function toAspsp(bank: SandboxBank): Aspsp {
     bic: bank.bic,
     psuTypes: [...bank.psuTypes],
     maxConsentDays: bank.maxConsentDays,
-    testOnly: "scenario" in bank || "consentMinutes" in bank,
+    requiredPsuHeaders: [...(bank.requiredPsuHeaders ?? [])],
+    testOnly: "scenario" in bank || "consentMinutes" in bank || "requiredPsuHeaders" in bank,
   };
 }
 

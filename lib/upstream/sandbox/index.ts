@@ -22,6 +22,7 @@ import { findSandboxBank, findSandboxBankById, SANDBOX_BANKS, toAspsp } from "./
 import { DAY_MS, parseIsoDay, toDayNumber, toIsoDay } from "./calendar";
 import { balancesOf } from "./ledger";
 import { findSandboxToken, signSandboxToken } from "./tokens";
+import { missingPsuHeaders } from "../psu-headers";
 import { MAX_HISTORY_DAYS, pageOfTransactions, toUpstreamTransaction } from "./transactions";
 
 /**
@@ -78,6 +79,13 @@ export function sandboxUpstream(options: SandboxOptions = {}): Upstream {
     const connectedAt = account.claims.connectedAt ?? 0;
     const armed = now().getTime() >= connectedAt + SANDBOX_SCENARIO_GRACE_MS;
     const psuPresent = Boolean(options.psuHeaders?.["Psu-Ip-Address"]);
+    // As Enable Banking: a read with the holder present must carry every header the bank requires.
+    const missing = missingPsuHeaders(account.bank.requiredPsuHeaders ?? [], options.psuHeaders);
+    if (psuPresent && missing.length > 0) {
+      throw new UpstreamError("psu_headers_missing", `sandbox bank ${account.bank.id}`, {
+        bankErrorCode: "PSU_HEADER_NOT_PROVIDED",
+      });
+    }
     if (scenario && armed && !(scenario.unlessPsuPresent && psuPresent)) {
       throw new UpstreamError(scenario.reason, `sandbox scenario ${account.bank.id}`, {
         bankErrorCode: scenario.bankErrorCode,
@@ -216,7 +224,8 @@ export function sandboxUpstream(options: SandboxOptions = {}): Upstream {
     },
 
     async applicationStatus() {
-      return { active: true };
+      // The sandbox's consent page is this service's own: there is no redirect URL to register.
+      return { active: true, redirectUrls: null };
     },
   };
 }
