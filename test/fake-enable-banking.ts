@@ -7,6 +7,7 @@ import {
   type JWTPayload,
   type ProtectedHeaderParameters,
 } from "jose";
+import type { FakeBankLedger } from "./fake-bank-ledger";
 
 /**
  * A local stand-in for the Enable Banking API (docs/architecture.md#upstream-aggregators:
@@ -104,6 +105,11 @@ export class FakeEnableBanking {
   balances: Record<string, unknown[]> = {};
   /** Per account uid: the pages, each linking to the next by its `continuation_key`. */
   transactionPages: Record<string, TransactionsPage[]> = {};
+  /**
+   * Per account uid: a bank's day-by-day truth (test/fake-bank-ledger.ts), which then answers
+   * the account's balances and transactions instead of `balances` and `transactionPages`.
+   */
+  ledgers: Record<string, FakeBankLedger> = {};
   /** Answers on the requests that come next, one each, after the JWT check. */
   readonly script: ScriptedAnswer[] = [];
   /** Milliseconds to wait before answering (for timeouts). */
@@ -253,6 +259,8 @@ export class FakeEnableBanking {
     if (request.method === "DELETE" && session) return this.deleteSession(session[1] ?? "");
     const psuRefusal = account && request.method === "GET" ? this.psuHeadersRefusal(request) : null;
     if (psuRefusal) return psuRefusal;
+    const ledger = account && this.ledgers[decodeURIComponent(account[1] ?? "")];
+    if (request.method === "GET" && ledger) return this.fromLedger(ledger, account[2], request);
     if (request.method === "GET" && account?.[2] === "balances") {
       const balances = this.balances[decodeURIComponent(account[1] ?? "")];
       return balances
@@ -290,6 +298,18 @@ export class FakeEnableBanking {
       status: 400,
       body: errorBody(400, "PSU_HEADER_NOT_PROVIDED", `Missing ${missing.join(", ")}`),
     };
+  }
+
+  private fromLedger(
+    ledger: FakeBankLedger,
+    resource: string | undefined,
+    request: RecordedRequest,
+  ): ScriptedAnswer {
+    if (resource === "balances") return { status: 200, body: { balances: ledger.balancesJson() } };
+    const answer = ledger.transactionsPage(request.query);
+    return "page" in answer
+      ? { status: 200, body: answer.page }
+      : { status: answer.status, body: errorBody(answer.status, answer.error, "Refused") };
   }
 
   private aspspsOf(request: RecordedRequest) {
@@ -367,3 +387,78 @@ export async function startFakeEnableBanking(
   await fake.listen();
   return fake;
 }
+
+/**
+ * Balances as a bank reports them, for `fake.balances`. Reference,
+ * `GET /accounts/{account_id}/balances`: a list of balances, each with
+ * `name`, `balance_amount`, `balance_type`, `reference_date`,
+ * `last_change_date_time` and `last_committed_transaction`. Nothing in it
+ * makes a type unique within the list: a bank whose systems each report one
+ * gives the same type twice, told apart by `name` and `reference_date` (here
+ * two `ITAV`, the core system's of yesterday and the card system's of today).
+ */
+export function balancesOfTwoSources(currency = "EUR"): Record<string, unknown>[] {
+  return [
+    {
+      name: "Booked balance",
+      balance_amount: { amount: "1520.40", currency },
+      balance_type: "ITBD",
+      reference_date: "2026-11-20",
+      last_change_date_time: "2026-11-20T18:02:11+00:00",
+      last_committed_transaction: "E-1001",
+    },
+    {
+      name: "Available balance",
+      balance_amount: { amount: "1490.40", currency },
+      balance_type: "ITAV",
+      reference_date: "2026-11-20",
+    },
+    {
+      name: "Available for card payments",
+      balance_amount: { amount: "1402.15", currency },
+      balance_type: "ITAV",
+      reference_date: "2026-11-21",
+      last_change_date_time: "2026-11-21T07:45:00+00:00",
+    },
+  ];
+}
+
+/**
+ * `exchange_rate` of a transaction. Reference, `Transaction.exchange_rate`: an
+ * object, `{unit_currency, exchange_rate, rate_type, contract_identification,
+ * instructed_amount}`, its rate a decimal string.
+ * `reference` is that shape; the others are what a bank may send instead (the
+ * rate bare, as a number or a string; another value; an object whose rate is
+ * not a number), with the rate a reader can take from each (null: none).
+ */
+export const EXCHANGE_RATE_SHAPES: Record<string, { sent: unknown; rate: string | null }> = {
+  reference: {
+    sent: {
+      unit_currency: "USD",
+      exchange_rate: "0.9234",
+      rate_type: "SPOT",
+      contract_identification: null,
+      instructed_amount: { amount: "25.00", currency: "USD" },
+    },
+    rate: "0.9234",
+  },
+  bareNumber: { sent: 0.9234, rate: "0.9234" },
+  bareString: { sent: "0.9234", rate: "0.9234" },
+  numberInObject: { sent: { unit_currency: "USD", exchange_rate: 0.9234 }, rate: "0.9234" },
+  notARate: { sent: { unit_currency: "USD", exchange_rate: "n/a", rate_type: "SPOT" }, rate: null },
+  rateAsObject: { sent: { exchange_rate: { value: "0.9234" } }, rate: null },
+  words: { sent: "see statement", rate: null },
+  list: { sent: [{ exchange_rate: "0.9234" }], rate: null },
+  flag: { sent: true, rate: null },
+};
+
+/**
+ * A bank's transaction code. Reference, `Transaction.bank_transaction_code`: an
+ * object, `{description, code, sub_code}` (`code` the ISO 20022 family,
+ * `sub_code` the sub-family), `description` the bank's own words for it.
+ */
+export const CARD_PURCHASE_CODE = {
+  description: "Card purchase, contactless",
+  code: "CCRD",
+  sub_code: "POSD",
+};

@@ -1,6 +1,9 @@
 import { generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
+  balancesOfTwoSources,
+  CARD_PURCHASE_CODE,
+  EXCHANGE_RATE_SHAPES,
   FAKE_AUTHORIZATION_CODE,
   startFakeEnableBanking,
   type FakeEnableBanking,
@@ -490,5 +493,65 @@ describe("applicationStatus", () => {
     // A 503 to every try: the read is retried.
     fake.script.push({ status: 503 }, { status: 503 }, { status: 503 });
     await expect(upstream.applicationStatus()).rejects.toMatchObject({ reason: "transient" });
+  });
+});
+
+describe("answers in a looser shape than the reference's", () => {
+  it("a page with malformed exchange rates is read whole, each transaction as the bank sent it", async () => {
+    const shapes = Object.values(EXCHANGE_RATE_SHAPES);
+    const sent = shapes.map(({ sent: rate }, index) => ({
+      ...FULL_TRANSACTION,
+      entry_reference: `FX${index}`,
+      bank_transaction_code: CARD_PURCHASE_CODE,
+      exchange_rate: rate,
+    }));
+    fake.transactionPages = {
+      "acc-1": [{ transactions: [SALARY, ...sent, COFFEE], continuation_key: null }],
+    };
+    const { transactions } = await upstream.getTransactions("acc-1", { dateFrom: "2026-08-01" });
+    expect(transactions).toHaveLength(shapes.length + 2);
+    expect(transactions[0]).toMatchObject({ amount: "2500.00", rawJson: JSON.stringify(SALARY) });
+    expect(transactions.at(-1)).toMatchObject({ amount: "4.20", rawJson: JSON.stringify(COFFEE) });
+    for (const [index, shape] of shapes.entries()) {
+      const transaction = transactions[index + 1];
+      expect(transaction).toMatchObject({
+        amount: "12.50",
+        creditorName: "K-Market",
+        bankTransactionCode: "CCRD-POSD",
+        exchangeRate: shape.rate,
+        rawJson: JSON.stringify(sent[index]),
+      });
+      // The description is the bank's text: only in the sealed rawJson, never in the column.
+      expect(JSON.parse(transaction?.rawJson ?? "{}").bank_transaction_code.description).toBe(
+        CARD_PURCHASE_CODE.description,
+      );
+    }
+  });
+
+  it("two balances of one type are both read, in the bank's order", async () => {
+    fake.balances = { "acc-1": balancesOfTwoSources() };
+    expect(await upstream.getBalances("acc-1")).toEqual([
+      {
+        balanceType: "ITBD",
+        amount: "1520.40",
+        currency: "EUR",
+        referenceDate: "2026-11-20",
+        name: "Booked balance",
+      },
+      {
+        balanceType: "ITAV",
+        amount: "1490.40",
+        currency: "EUR",
+        referenceDate: "2026-11-20",
+        name: "Available balance",
+      },
+      {
+        balanceType: "ITAV",
+        amount: "1402.15",
+        currency: "EUR",
+        referenceDate: "2026-11-21",
+        name: "Available for card payments",
+      },
+    ]);
   });
 });

@@ -119,3 +119,103 @@ describe("a transaction Enable Banking would not send", () => {
     expect(call).toThrow(`${ROUTE} answered an unexpected body (at transaction_amount.amount)`);
   });
 });
+
+describe("fields a bank sends in a looser shape than the reference's", () => {
+  it.each(Object.entries(EXCHANGE_RATE_SHAPES))(
+    "exchange_rate %s: mapped with the rate it holds, the bank's value kept in rawJson",
+    (_, { sent, rate }) => {
+      const raw = { ...base, exchange_rate: sent };
+      const mapped = mapOne(raw);
+      expect(mapped?.exchangeRate).toBe(rate);
+      expect(mapped?.amount).toBe("10.00");
+      expect(JSON.parse(mapped?.rawJson ?? "{}")).toEqual(raw);
+    },
+  );
+
+  it("one malformed exchange_rate leaves the rest of the page as it is", () => {
+    const page = [
+      { ...base, entry_reference: "A", exchange_rate: EXCHANGE_RATE_SHAPES.reference?.sent },
+      { ...base, entry_reference: "B", exchange_rate: EXCHANGE_RATE_SHAPES.notARate?.sent },
+      { ...base, entry_reference: "C" },
+    ];
+    const mapped = toUpstreamTransactions(page, ROUTE);
+    expect(mapped.map((t) => [t.entryReference, t.exchangeRate])).toEqual([
+      ["A", "0.9234"],
+      ["B", null],
+      ["C", null],
+    ]);
+  });
+
+  it("informational fields that cannot be read are null, never a failed page", () => {
+    const raw = {
+      ...base,
+      creditor: { name: 42 },
+      creditor_account: { iban: 1234, other: { scheme_name: "BBAN" } },
+      creditor_agent: "NDEAFIHH",
+      debtor: "Matti",
+      debtor_account: { other: { identification: "00400440116243", scheme_name: "BBAN" } },
+      debtor_agent: { bic_fi: ["NDEAFIHH"] },
+      value_date: 20261102,
+      transaction_date: { day: 2 },
+      balance_after_transaction: { amount: "about 100", currency: "DKK" },
+      reference_number: 12345,
+      remittance_information: ["Invoice 7", null, 8, "Thank you"],
+      note: { text: "x" },
+      merchant_category_code: 5411,
+    };
+    const mapped = mapOne(raw);
+    expect(mapped).toMatchObject({
+      amount: "10.00",
+      creditorName: null,
+      creditorIban: null,
+      creditorAgentBic: null,
+      debtorName: null,
+      debtorBban: "00400440116243",
+      debtorAgentBic: null,
+      valueDate: null,
+      transactionDate: null,
+      balanceAfter: null,
+      referenceNumber: "12345",
+      remittanceInformation: "Invoice 7\nThank you",
+      note: null,
+      merchantCategoryCode: "5411",
+    });
+    expect(JSON.parse(mapped?.rawJson ?? "{}")).toEqual(raw);
+  });
+
+  it("a reference number too long for a JSON number to hold exactly is not guessed", () => {
+    expect(mapOne({ ...base, reference_number: 12345678901234567890 })?.referenceNumber).toBeNull();
+  });
+
+  it("money, direction and status stay strict: a transaction is never stored with a guess", () => {
+    for (const broken of [
+      { ...base, transaction_amount: { amount: 10, currency: 208 } },
+      { ...base, credit_debit_indicator: 1 },
+      { ...base, status: ["BOOK"] },
+    ]) {
+      expect(() => toUpstreamTransactions([broken], ROUTE)).toThrow(UpstreamError);
+    }
+  });
+});
+
+describe("the bank transaction code's parts", () => {
+  it("keeps the codes in the column and leaves the description to rawJson", () => {
+    const raw = { ...base, bank_transaction_code: CARD_PURCHASE_CODE };
+    const mapped = mapOne(raw);
+    expect(mapped?.bankTransactionCode).toBe("CCRD-POSD");
+    expect(JSON.parse(mapped?.rawJson ?? "{}").bank_transaction_code).toEqual(CARD_PURCHASE_CODE);
+  });
+
+  it("never puts words into the plaintext column, and reads a numeric code", () => {
+    expect(toBankTransactionCode("Card purchase at Café Noir")).toBeNull();
+    expect(toBankTransactionCode({ code: "Card purchase", sub_code: "POSD" })).toBe("POSD");
+    expect(toBankTransactionCode({ code: "PMNT-CCRD", sub_code: "POSD" })).toBe("PMNT-CCRD-POSD");
+    expect(mapOne({ ...base, bank_transaction_code: { code: 101 } })?.bankTransactionCode).toBe(
+      "101",
+    );
+    expect(
+      mapOne({ ...base, bank_transaction_code: { code: { id: "CCRD" } } })?.bankTransactionCode,
+    ).toBeNull();
+    expect(mapOne({ ...base, bank_transaction_code: 7.5 })?.bankTransactionCode).toBeNull();
+  });
+});

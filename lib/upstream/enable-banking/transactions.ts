@@ -46,14 +46,33 @@ function toIndicator(resource: TransactionResource): CreditDebitIndicator {
 }
 
 /**
+ * A code, not words: letters, digits and `_ . : / + -`, no spaces, at most
+ * three ISO 20022 Max35Text parts long.
+ */
+const CODE = /^[\p{L}\p{N}_.:/+-]{1,105}$/u;
+
+const asCode = (text: string | null | undefined): string | null => {
+  const trimmed = text?.trim() ?? "";
+  return CODE.test(trimmed) ? trimmed : null;
+};
+
+/**
  * ISO 20022 `DOMAIN-FAMILY-SUBFAMILY` from the parts the bank gives (Enable
  * Banking: `code` is the family, `sub_code` the sub-family), or a code the
  * bank sends as a plain string.
+ *
+ * The result is the transaction's one `bankTransactionCode`, a column the data
+ * API serves in plaintext, so it holds codes only: the reference's
+ * `description` (the bank's own words, e.g. "Card purchase"), and any part
+ * that reads as text rather than a code, are free text of the bank's and stay
+ * sealed, in the transaction's `rawJson`, which holds the bank's whole
+ * `bank_transaction_code` as sent. No payload key is added for it: the sealed
+ * payload keeps the keys the SDKs decode (/docs/envelopes, /docs/data).
  */
 export function toBankTransactionCode(value: TransactionResource["bank_transaction_code"]) {
   if (value === null || value === undefined) return null;
-  if (typeof value === "string") return orNull(value.trim());
-  const parts = [value.domain, value.code, value.sub_code].map((part) => orNull(part?.trim()));
+  if (typeof value === "string") return asCode(value);
+  const parts = [value.domain, value.code, value.sub_code].map(asCode);
   const present = parts.filter((part): part is string => part !== null);
   return present.length > 0 ? present.join("-") : null;
 }

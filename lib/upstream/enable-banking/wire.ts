@@ -10,6 +10,20 @@ import { toUnexpectedBodyError } from "./errors";
 
 const optionalText = z.string().nullish();
 
+/**
+ * A transaction field that carries neither money nor the transaction's
+ * identity, which a real bank may send in another shape than the reference's
+ * (a number for a text, a bare value for an object, an object with a
+ * non-numeric rate): what cannot be read is null, and the transaction is
+ * still stored, its `rawJson` keeping exactly what the bank sent (/docs/data).
+ * Money, identity, direction, status and the booking date stay strict: a
+ * transaction whose amount cannot be read is not stored with a guess.
+ */
+const lenient = <T extends z.ZodType>(schema: T) => schema.nullish().catch(null);
+
+/** A text a bank may send as a number (a code, a reference): only whole numbers read exactly. */
+const lenientText = lenient(z.union([z.string(), z.int().transform(String)]));
+
 /** Enable Banking sends amounts as decimal strings; a number is tolerated. */
 const decimalSchema = z
   .union([z.string(), z.number()])
@@ -29,7 +43,6 @@ export const accountIdentificationSchema = z.object({
 });
 
 const agentSchema = z.object({ bic_fi: optionalText });
-const partySchema = z.object({ name: optionalText });
 
 export const aspspListSchema = z.object({
   aspsps: z.array(
@@ -93,38 +106,73 @@ export const transactionsResponseSchema = z.object({
   continuation_key: optionalText,
 });
 
+/** A counterparty (`creditor`, `debtor`), of which the name is mapped. */
+const lenientPartySchema = lenient(z.object({ name: lenient(z.string()) }));
+const lenientAgentSchema = lenient(z.object({ bic_fi: lenient(z.string()) }));
+
+/** A counterparty's account, read leniently (`lenient`): one unreadable part is null. */
+const lenientAccountSchema = lenient(
+  z.object({
+    iban: lenient(z.string()),
+    other: lenient(genericIdentificationSchema),
+  }),
+);
+
+/**
+ * The reference's exchange rate, an object (`unit_currency`, `exchange_rate`,
+ * `rate_type`, `contract_identification`, `instructed_amount`) of which the
+ * rate is mapped. A bank that sends the rate bare (a number or a decimal
+ * string) means that rate; any other shape, or a rate that is not a decimal,
+ * reads as no rate.
+ */
+const exchangeRateSchema = lenient(
+  z.union([
+    z.object({ exchange_rate: lenient(decimalSchema) }),
+    decimalSchema.transform((rate) => ({ exchange_rate: rate })),
+  ]),
+);
+
 export const transactionSchema = z.object({
   entry_reference: optionalText,
   transaction_id: optionalText,
   transaction_amount: amountSchema,
-  creditor: partySchema.nullish(),
-  creditor_account: accountIdentificationSchema.nullish(),
-  creditor_agent: agentSchema.nullish(),
-  debtor: partySchema.nullish(),
-  debtor_account: accountIdentificationSchema.nullish(),
-  debtor_agent: agentSchema.nullish(),
-  bank_transaction_code: z
-    .union([
+  creditor: lenientPartySchema,
+  creditor_account: lenientAccountSchema,
+  creditor_agent: lenientAgentSchema,
+  debtor: lenientPartySchema,
+  debtor_account: lenientAccountSchema,
+  debtor_agent: lenientAgentSchema,
+  // The reference's `bank_transaction_code` is `{description, code, sub_code}`; ISO 20022 adds a domain.
+  bank_transaction_code: lenient(
+    z.union([
       z.string(),
       z.object({
-        domain: optionalText,
-        code: optionalText,
-        sub_code: optionalText,
-        description: optionalText,
+        domain: lenientText,
+        code: lenientText,
+        sub_code: lenientText,
+        description: lenient(z.string()),
       }),
-    ])
-    .nullish(),
+    ]),
+  ),
   credit_debit_indicator: optionalText,
   status: optionalText,
   booking_date: optionalText,
-  value_date: optionalText,
-  transaction_date: optionalText,
-  balance_after_transaction: amountSchema.nullish(),
-  reference_number: optionalText,
-  remittance_information: z.union([z.array(z.string()), z.string()]).nullish(),
-  note: optionalText,
-  merchant_category_code: optionalText,
-  exchange_rate: z.object({ exchange_rate: decimalSchema.nullish() }).nullish(),
+  value_date: lenient(z.string()),
+  transaction_date: lenient(z.string()),
+  balance_after_transaction: lenient(amountSchema),
+  reference_number: lenientText,
+  // Lines that are not text are left out of the mapped remittance (`rawJson` has them).
+  remittance_information: lenient(
+    z.union([
+      z
+        .array(z.unknown())
+        .transform((lines) => lines.filter((line): line is string => typeof line === "string")),
+      z.string(),
+    ]),
+  ),
+  note: lenient(z.string()),
+  merchant_category_code: lenientText,
+  exchange_rate: exchangeRateSchema,
 });
 export type TransactionResource = z.infer<typeof transactionSchema>;
 
