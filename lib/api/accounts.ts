@@ -35,7 +35,7 @@ export function planAccounts(params: URLSearchParams): TenantRead<ListedRow> | R
            COALESCE((
              SELECT json_agg(json_build_object('balanceType', b."balanceType",
                       'currency', b."currency", 'referenceDate', b."referenceDate", 'enc', b."enc")
-                    ORDER BY b."balanceType")
+                    ORDER BY b."balanceType", b."position")
                FROM "Balance" b WHERE b."accountId" = a."id"
            ), '[]'::json) AS "balances"
       FROM "Account" a JOIN "Connection" c ON c."id" = a."connectionId"

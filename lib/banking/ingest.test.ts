@@ -1,4 +1,15 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as accountsRoute from "@/app/api/accounts/route";
+import * as accountSyncRoute from "@/app/api/accounts/[id]/sync/route";
+import * as transactionsRoute from "@/app/api/accounts/[id]/transactions/route";
+import { ACCOUNT_UIDS, startLoadBank, type LoadBank } from "@/scripts/load/bank";
+import { partnerTenantOf, partnerWithRecipientKey } from "@/test/bank-data";
+import {
+  balancesOfTwoSources,
+  CARD_PURCHASE_CODE,
+  EXCHANGE_RATE_SHAPES,
+} from "@/test/fake-enable-banking";
+import { ISSUER, mintApiKey } from "@/test/oauth-fixtures";
 import { generateKeyPair, openJson } from "../crypto/envelope";
 import { keyedHash } from "../crypto/keyed-hash";
 import { db } from "../db/client";
@@ -155,5 +166,168 @@ describe("storing a new bank consent", () => {
     ).rejects.toThrow("bank went away");
     expect(await db().connection.count({ where: { tenantId } })).toBe(0);
     expect(await db().account.count({ where: { tenantId } })).toBe(0);
+  });
+});
+
+/**
+ * What a real bank answers, through the Enable Banking connector and a real
+ * HTTP bank (the Enable Banking fake): the data API serves what was stored,
+ * every envelope opened.
+ */
+describe("a real bank's answers, stored and served", () => {
+  const [uid = ""] = ACCOUNT_UIDS;
+  let bank: LoadBank;
+  const previous = new Map<string, string | undefined>();
+
+  beforeAll(async () => {
+    bank = await startLoadBank();
+    // Syncs reach the bank through the configured connector: point it at the fake.
+    for (const [name, value] of Object.entries(bank.settings)) {
+      if (name === "UPSTREAM") continue;
+      previous.set(name, rawSetting(name));
+      setSetting(name, value);
+    }
+  });
+
+  afterAll(async () => {
+    for (const [name, value] of previous) setSetting(name, value ?? "");
+    await bank.close();
+  });
+
+  /** A partner's user with the fake bank connected: its API key, recipient key and account. */
+  async function connected() {
+    const { client, keys } = await partnerWithRecipientKey();
+    const { key, user } = await mintApiKey(client);
+    const tenant = await partnerTenantOf(client, user);
+    const { accountIds } = await bank.connect(tenant.id, keys.publicKeyRawB64);
+    return { key, keys, accountId: accountIds[0] ?? "" };
+  }
+
+  type ServedBalance = {
+    type: string;
+    currency: string;
+    referenceDate: string | null;
+    enc: string;
+  };
+
+  async function servedBalances(key: string, accountId: string, privateKey: string) {
+    const response = await accountsRoute.GET(
+      new Request(`${ISSUER}/api/accounts`, { headers: { "X-Api-Key": key } }),
+      {},
+    );
+    expect(response.status).toBe(200);
+    const accounts = (await response.json()) as { id: string; balances: ServedBalance[] }[];
+    const account = accounts.find((candidate) => candidate.id === accountId);
+    return (account?.balances ?? []).map((balance) => ({
+      type: balance.type,
+      currency: balance.currency,
+      referenceDate: balance.referenceDate,
+      ...openJson<{ amount: string; name: string | null }>(privateKey, balance.enc),
+    }));
+  }
+
+  async function sync(key: string, accountId: string) {
+    const response = await accountSyncRoute.POST(
+      new Request(`${ISSUER}/api/accounts/${accountId}/sync`, {
+        method: "POST",
+        headers: { "X-Api-Key": key, "Content-Type": "application/json" },
+        body: JSON.stringify({ uid }),
+      }),
+      { params: Promise.resolve({ id: accountId }) },
+    );
+    expect(response.status).toBe(200);
+  }
+
+  it("a page with malformed exchange rates is stored whole, each transaction with the bank's own JSON", async () => {
+    const shapes = Object.entries(EXCHANGE_RATE_SHAPES);
+    const sent = shapes.map(([name, shape]) => ({
+      entry_reference: `fx-${name}`,
+      transaction_amount: { amount: "25.00", currency: "EUR" },
+      credit_debit_indicator: "DBIT",
+      status: "BOOK",
+      booking_date: "2026-11-02",
+      bank_transaction_code: CARD_PURCHASE_CODE,
+      remittance_information: [`Card purchase ${name}`],
+      exchange_rate: shape.sent,
+    }));
+    bank.fake.transactionPages[uid] = [{ transactions: sent, continuation_key: null }];
+    const { key, keys, accountId } = await connected();
+
+    const response = await transactionsRoute.GET(
+      new Request(`${ISSUER}/api/accounts/${accountId}/transactions?limit=500`, {
+        headers: { "X-Api-Key": key },
+      }),
+      { params: Promise.resolve({ id: accountId }) },
+    );
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as {
+      total: number;
+      items: { bankTransactionCode: string | null; enc: string }[];
+    };
+    expect(body.total).toBe(sent.length);
+    const served = body.items.map((item) => ({
+      item,
+      payload: openJson<Record<string, string | null>>(keys.privateKeyPkcs8B64, item.enc),
+    }));
+    for (const [index, [name, shape]] of shapes.entries()) {
+      const found = served.find(({ payload }) => payload.remittanceInformation?.endsWith(name));
+      expect(found?.payload).toMatchObject({ amount: "25.00", exchangeRate: shape.rate });
+      expect(JSON.parse(found?.payload.rawJson ?? "{}")).toEqual(sent[index]);
+      // The code is in plaintext; the bank's description of it only in the sealed rawJson.
+      expect(found?.item.bankTransactionCode).toBe("CCRD-POSD");
+      expect(JSON.stringify(found?.item)).not.toContain(CARD_PURCHASE_CODE.description);
+      expect(found?.payload.rawJson).toContain(CARD_PURCHASE_CODE.description);
+    }
+  });
+
+  it("two balances of one type are both served after the ingest and after a sync; one no longer reported is removed", async () => {
+    bank.fake.balances[uid] = balancesOfTwoSources();
+    const { key, keys, accountId } = await connected();
+    const serve = () => servedBalances(key, accountId, keys.privateKeyPkcs8B64);
+    const itav = (amount: string, name: string, referenceDate: string) => ({
+      type: "ITAV",
+      currency: "EUR",
+      referenceDate,
+      amount,
+      name,
+    });
+    const booked = {
+      type: "ITBD",
+      currency: "EUR",
+      referenceDate: "2026-11-20",
+      amount: "1520.40",
+      name: "Booked balance",
+    };
+
+    expect(await serve()).toEqual([
+      itav("1490.40", "Available balance", "2026-11-20"),
+      itav("1402.15", "Available for card payments", "2026-11-21"),
+      booked,
+    ]);
+
+    // The next read: the card system's balance moved.
+    const [bookedSent, coreSent, cardSent] = balancesOfTwoSources();
+    bank.fake.balances[uid] = [
+      bookedSent,
+      coreSent,
+      { ...cardSent, balance_amount: { amount: "1377.15", currency: "EUR" } },
+    ];
+    await sync(key, accountId);
+    expect(await serve()).toEqual([
+      itav("1490.40", "Available balance", "2026-11-20"),
+      itav("1377.15", "Available for card payments", "2026-11-21"),
+      booked,
+    ]);
+
+    // The bank reports the card system's balance no more.
+    bank.fake.balances[uid] = [bookedSent, coreSent];
+    await sync(key, accountId);
+    expect(await serve()).toEqual([itav("1490.40", "Available balance", "2026-11-20"), booked]);
+    expect(await db().balance.count({ where: { accountId } })).toBe(2);
+
+    // Nor any other: the account has no balance left.
+    bank.fake.balances[uid] = [];
+    await sync(key, accountId);
+    expect(await serve()).toEqual([]);
   });
 });

@@ -32,23 +32,38 @@ import { statementsOf, writeWithinDeadline, type RunStatement } from "./write-tr
 /** A balance as stored: its plaintext columns and the sealed rest. */
 type SealedBalance = ReturnType<typeof balanceColumns>;
 
+/**
+ * A balance at its place in the bank's answer. An account may hold several
+ * balances of one type (two `ITAV` of different sources or dates): the key is
+ * the place, never the type, so none of them replaces another.
+ */
 const UPSERT_BALANCE = `
-INSERT INTO "Balance" ("id", "accountId", "balanceType", "currency", "referenceDate", "enc",
-  "updatedAt")
-VALUES (gen_random_uuid(), $1::uuid, $2, $3, $4, $5, $6::timestamp)
-ON CONFLICT ("accountId", "balanceType") DO UPDATE SET "currency" = EXCLUDED."currency",
-  "referenceDate" = EXCLUDED."referenceDate", "enc" = EXCLUDED."enc",
-  "updatedAt" = EXCLUDED."updatedAt"`;
+INSERT INTO "Balance" ("id", "accountId", "position", "balanceType", "currency",
+  "referenceDate", "enc", "updatedAt")
+VALUES (gen_random_uuid(), $1::uuid, $2, $3, $4, $5, $6, $7::timestamp)
+ON CONFLICT ("accountId", "position") DO UPDATE SET "balanceType" = EXCLUDED."balanceType",
+  "currency" = EXCLUDED."currency", "referenceDate" = EXCLUDED."referenceDate",
+  "enc" = EXCLUDED."enc", "updatedAt" = EXCLUDED."updatedAt"`;
 
-/** Sealed balances, replacing the account's. */
+/** The balances past the last one the bank reported: it reports them no more. */
+const DELETE_BALANCES_FROM = `DELETE FROM "Balance" WHERE "accountId" = $1::uuid AND "position" >= $2`;
+
+/**
+ * Sealed balances, replacing the account's whole (docs/ingest.md#balances):
+ * after it the account holds exactly the balances of this read, in its order.
+ * Written in place and then cut to length rather than deleted and inserted
+ * anew, so that two syncs of one account at once cannot leave a mix of both
+ * reads: the first row each writes is the same row, which orders them.
+ */
 export async function writeBalances(
   run: RunStatement,
   accountId: string,
   balances: SealedBalance[],
 ) {
-  for (const columns of balances) {
+  for (const [position, columns] of balances.entries()) {
     await run(UPSERT_BALANCE, [
       accountId,
+      position,
       columns.balanceType,
       columns.currency,
       columns.referenceDate,
@@ -56,6 +71,7 @@ export async function writeBalances(
       new Date(),
     ]);
   }
+  await run(DELETE_BALANCES_FROM, [accountId, balances.length]);
 }
 
 /** The account's first history is stored whole (docs/ingest.md). */

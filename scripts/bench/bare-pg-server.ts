@@ -56,7 +56,7 @@ async function accounts(tenantId: string): Promise<string> {
             a."needsReconnect",
             COALESCE((SELECT json_agg(json_build_object('type', b."balanceType",
                         'currency', b."currency", 'referenceDate', b."referenceDate", 'enc', b."enc")
-                      ORDER BY b."balanceType") FROM "Balance" b WHERE b."accountId" = a."id"),
+                      ORDER BY b."balanceType", b."position") FROM "Balance" b WHERE b."accountId" = a."id"),
                      '[]'::json) AS "balances",
             a."enc", a."displayNameEnc", a."uidEnc"
        FROM "Account" a JOIN "Connection" c ON c."id" = a."connectionId"

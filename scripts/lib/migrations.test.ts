@@ -309,3 +309,52 @@ describe("createMigration", () => {
     }
   });
 });
+
+describe("the migrations' data steps", () => {
+  /** A copy of the real migrations directory holding only those named before `name`. */
+  async function migrationsBefore(name: string): Promise<string> {
+    const dir = await copyOfMigrations();
+    for (const later of (await migrationNames(dir)).filter((migration) => migration >= name)) {
+      await rm(path.join(dir, later), { recursive: true });
+    }
+    return dir;
+  }
+
+  it("balances_kept_apart numbers each account's stored balances in their order by type", async () => {
+    const [migration] = (await migrationNames()).filter((name) =>
+      name.endsWith("_balances_kept_apart"),
+    );
+    const url = await scratchDatabase();
+    await applyMigrations({
+      databaseUrl: url,
+      migrationsDir: await migrationsBefore(migration ?? ""),
+    });
+    const [first, second] = [
+      "8d6d7b3e-0b43-4c0b-9a51-000000000001",
+      "8d6d7b3e-0b43-4c0b-9a51-000000000002",
+    ];
+    // Balances as the old key allowed them (one per type); the accounts themselves do not matter
+    // here, so this session does not check their references.
+    await query(
+      url,
+      `SET session_replication_role = replica;
+       INSERT INTO "Balance" ("id", "accountId", "balanceType", "currency", "enc", "updatedAt") VALUES
+         (gen_random_uuid(), '${first}', 'OTHR', 'EUR', 'e', now()),
+         (gen_random_uuid(), '${first}', 'ITAV', 'EUR', 'e', now()),
+         (gen_random_uuid(), '${first}', 'ITBD', 'EUR', 'e', now()),
+         (gen_random_uuid(), '${second}', 'ITBD', 'DKK', 'e', now())`,
+    );
+    await applyMigrations({ databaseUrl: url });
+    const rows = await query<{ accountId: string; balanceType: string; position: number }>(
+      url,
+      `SELECT "accountId", "balanceType", "position" FROM "Balance" ORDER BY "accountId", "position"`,
+    );
+    expect(rows).toEqual([
+      { accountId: first, balanceType: "ITAV", position: 0 },
+      { accountId: first, balanceType: "ITBD", position: 1 },
+      { accountId: first, balanceType: "OTHR", position: 2 },
+      { accountId: second, balanceType: "ITBD", position: 0 },
+    ]);
+    expect(await diffDatabaseToSchema({ databaseUrl: url })).toBeNull();
+  });
+});

@@ -28,6 +28,14 @@ export default function DataPage() {
         send the user through the flow with <code>renew_connection</code>.
       </p>
       <p>
+        <strong>Balances</strong> are those of the account&apos;s last read from its bank, every one
+        it reported, ordered by <code>type</code> and, within a type, as the bank listed them. A
+        type may come more than once: some banks report two <code>ITAV</code> balances from
+        different sources (say, one for card payments), told apart by their sealed <code>name</code>{" "}
+        and their <code>referenceDate</code>, so do not key a balance by its <code>type</code>{" "}
+        alone. A balance the bank no longer reports is gone after the next sync.
+      </p>
+      <p>
         <strong>A withdrawn consent</strong> (the user or the bank ended it) is not something a
         renewal can undo, so its accounts keep <code>needsReconnect</code> false: do not prompt the
         user to reconnect them. Their connection in <code>GET /api/connections</code> shows{" "}
@@ -87,6 +95,18 @@ export default function DataPage() {
           }
         </code>
         . Amounts are decimal strings.
+      </p>
+      <p>
+        <strong>What the bank sent, whole.</strong> <code>bankTransactionCode</code> holds only the
+        bank&apos;s codes, ISO 20022 <code>DOMAIN-FAMILY-SUBFAMILY</code> or the parts of it the
+        bank gives (e.g. <code>CCRD-POSD</code>). The bank&apos;s own words for it (Enable
+        Banking&apos;s <code>description</code>, e.g. &quot;Card purchase&quot;) are sealed, in the
+        envelope&apos;s <code>rawJson</code>: the bank&apos;s JSON of the transaction exactly as it
+        was sent, every field the payload has no key for included. A field the bank sent in a shape
+        it should not have (an exchange rate that is not a number, a counterparty name that is not
+        text) is <code>null</code> in the envelope rather than guessed, and the transaction is
+        stored all the same; <code>rawJson</code> still has the bank&apos;s value.{" "}
+        <code>exchangeRate</code> is always a decimal string or <code>null</code>.
       </p>
       <Example name="transactions" />
       <Example name="transactionsNext" />
