@@ -319,7 +319,7 @@ function paths() {
           "400": problem("invalid_request", 400, "invalid_request"),
           "404": problem("not_found", 404, "not_found"),
           "409": problem(
-            "reconnect_needed, consent_withdrawn, uid_outdated, psu_present_required",
+            "reconnect_needed, consent_withdrawn, uid_outdated, psu_present_required, psu_headers_missing",
             409,
             "uid_outdated",
           ),

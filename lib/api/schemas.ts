@@ -113,7 +113,12 @@ export const BulkSyncResult = z
     accounts: z.number().int(),
     newTransactions: z.number().int(),
     failures: z.array(
-      z.object({ accountId: z.string(), reason: z.string(), bankErrorCode: z.string().nullable() }),
+      z.object({
+        accountId: z.string(),
+        reason: z.string(),
+        bankErrorCode: z.string().nullable(),
+        missingPsuHeaders: z.array(z.string()).optional(),
+      }),
     ),
   })
   .meta({ id: "BulkSyncResult" });
@@ -123,8 +128,16 @@ export const SyncProblem = z
     status: z.number().int(),
     reason: z
       .string()
-      .describe("A failure reason of /docs/sync, uid_outdated, psu_present_required, …"),
+      .describe(
+        "A failure reason of /docs/sync, uid_outdated, psu_present_required, psu_headers_missing, …",
+      ),
     bankErrorCode: z.string().optional(),
+    missingPsuHeaders: z
+      .array(z.string())
+      .optional()
+      .describe(
+        "With psu_headers_missing and psu_present_required: the X-Psu-* headers to send, e.g. X-Psu-Geo-Location",
+      ),
     detail: z.string().optional(),
   })
   .meta({ id: "SyncProblem" });

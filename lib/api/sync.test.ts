@@ -230,6 +230,33 @@ describe("sync failures from the sandbox's scenario banks", () => {
     expect((await syncOne(partner.key, id, uid, noAgent)).status).toBe(409);
   });
 
+  it("psu_headers_missing names the header a bank requires of a sync with the holder present", async () => {
+    const partner = await connectedPartnerUser({
+      bank: { name: "Sandbox Scenario DK: psu headers missing", country: "DK" },
+    });
+    const [account] = await accountsOf(partner);
+    const id = account?.id ?? "";
+    const uid = account?.uid ?? "";
+    const present = { "X-Psu-Ip-Address": "8.8.8.8", "X-Psu-User-Agent": "Mozilla/5.0" };
+    const refused = await syncOne(partner.key, id, uid, present);
+    expect(refused.status).toBe(409);
+    expect(await refused.json()).toEqual({
+      status: 409,
+      reason: "psu_headers_missing",
+      bankErrorCode: "PSU_HEADER_NOT_PROVIDED",
+      missingPsuHeaders: ["X-Psu-Geo-Location"],
+    });
+    // Now recorded for the connection: refused again without asking the bank.
+    expect(await (await syncOne(partner.key, id, uid, present)).json()).toEqual({
+      status: 409,
+      reason: "psu_headers_missing",
+      missingPsuHeaders: ["X-Psu-Geo-Location"],
+    });
+    const located = { ...present, "X-Psu-Geo-Location": "GEO:55.6761;12.5683" };
+    expect((await syncOne(partner.key, id, uid, located)).status).toBe(200);
+    expect((await syncOne(partner.key, id, uid)).status).toBe(200);
+  });
+
   it("a short-consent bank lapses to reconnect_needed", async () => {
     const partner = await connectedPartnerUser({
       bank: { name: "Sandbox Scenario DK: short consent", country: "DK" },

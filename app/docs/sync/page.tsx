@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { CodeBlock } from "../_components/code-block";
 import { Example } from "../_components/example";
 
 const REASONS: [reason: string, status: number, action: string][] = [
@@ -8,7 +9,12 @@ const REASONS: [reason: string, status: number, action: string][] = [
   [
     "psu_present_required",
     409,
-    "the bank shares data only with the holder present: sync while they are, with X-Psu-*",
+    "the bank shares data only with the holder present: sync while they are, sending the headers in missingPsuHeaders",
+  ],
+  [
+    "psu_headers_missing",
+    409,
+    "the holder was present, but the bank also requires the headers in missingPsuHeaders: send them too, or sync without any",
   ],
   ["rate_limited", 429, "the bank throttles: wait Retry-After seconds"],
   ["bank_error", 502, "the bank failed; try later"],
@@ -23,6 +29,11 @@ const REASONS: [reason: string, status: number, action: string][] = [
     "the service's application at the aggregator is not active; the user cannot fix it",
   ],
 ];
+
+const PSU_HEADERS_MISSING = `HTTP/1.1 409 Conflict
+Content-Type: application/json
+
+{"status":409,"reason":"psu_headers_missing","missingPsuHeaders":["X-Psu-Geo-Location"]}`;
 
 export default function SyncPage() {
   return (
@@ -67,13 +78,14 @@ export default function SyncPage() {
 
       <h2>Failure reasons</h2>
       <p>
-        A failed single sync answers <code>{"{status, reason, bankErrorCode?}"}</code> with the
-        reason&apos;s status and, where the bank gave one, an integer <code>Retry-After</code>. The
-        service runs a limited number of syncs at once, each within a time limit: a sync that finds
-        no free slot or runs out of time answers 503 <code>transient</code> with{" "}
-        <code>Retry-After</code> and stores nothing of that account. In a bulk sync the same reasons
-        appear per account in <code>failures</code>. Branch on <code>reason</code>, never on the
-        HTTP status alone; pass unknown reasons through.
+        A failed single sync answers <code>{"{status, reason, bankErrorCode?}"}</code> (and{" "}
+        <code>missingPsuHeaders</code> with the two PSU reasons) with the reason&apos;s status and,
+        where the bank gave one, an integer <code>Retry-After</code>. The service runs a limited
+        number of syncs at once, each within a time limit: a sync that finds no free slot or runs
+        out of time answers 503 <code>transient</code> with <code>Retry-After</code> and stores
+        nothing of that account. In a bulk sync the same reasons appear per account in{" "}
+        <code>failures</code>. Branch on <code>reason</code>, never on the HTTP status alone; pass
+        unknown reasons through.
       </p>
       <div className="table-scroll" tabIndex={0}>
         <table>
@@ -108,9 +120,30 @@ export default function SyncPage() {
         your page, forward their request details: <code>X-Psu-Ip-Address</code> and{" "}
         <code>X-Psu-User-Agent</code> (both required), and optionally <code>X-Psu-Referer</code>,{" "}
         <code>X-Psu-Accept</code>, <code>X-Psu-Accept-Language</code>,{" "}
-        <code>X-Psu-Accept-Charset</code>, <code>X-Psu-Accept-Encoding</code>. They are passed to
-        the bank only for keys issued through a Connect client and only with a public IP address and
-        a user agent. Never send them from background jobs.
+        <code>X-Psu-Accept-Charset</code>, <code>X-Psu-Accept-Encoding</code> and{" "}
+        <code>X-Psu-Geo-Location</code> (the user&apos;s position as{" "}
+        <code>GEO:&lt;latitude&gt;;&lt;longitude&gt;</code>, e.g. <code>GEO:60.1699;24.9384</code>;
+        another form is not forwarded). They are passed to the bank only for keys issued through a
+        Connect client and only with a public IP address and a user agent. Never send them from
+        background jobs.
+      </p>
+      <p>
+        A bank may require more of these headers on a sync with the holder present; the service
+        knows which from the bank list, for each connection. A sync that forwards some PSU headers
+        but not all that the bank requires is refused before the bank is asked, naming what is
+        missing:
+      </p>
+      <CodeBlock code={PSU_HEADERS_MISSING} />
+      <p>
+        When the bank itself refuses for that reason, the answer is the same, with{" "}
+        <code>{'"bankErrorCode":"PSU_HEADER_NOT_PROVIDED"'}</code>. Send the listed headers too the
+        next time the user is present, or sync without any PSU header meanwhile: sending the same
+        headers again repeats the refusal. A bank that refuses a sync without PSU headers answers{" "}
+        <code>psu_present_required</code>, whose <code>missingPsuHeaders</code> lists every header
+        to send with the user present. In a bulk sync both appear per account in{" "}
+        <code>failures</code>, with the same <code>missingPsuHeaders</code>. The sandbox bank{" "}
+        <em>Sandbox Scenario DK: psu headers missing</em> requires <code>X-Psu-Geo-Location</code>,
+        to try this before going live.
       </p>
     </>
   );
