@@ -9,6 +9,7 @@ import {
   type UpstreamReadOptions,
   type UpstreamSession,
 } from "../types";
+import { createBankLists } from "./bank-lists";
 import { createEnableBankingClient } from "./client";
 import { toUnexpectedBodyError } from "./errors";
 import { toAspsp, toUpstreamBalance, toUpstreamSession } from "./mapping";
@@ -27,7 +28,7 @@ import {
  * The Enable Banking connector (docs/architecture.md#upstream-aggregators): the real upstream, at
  * `ENABLE_BANKING_API_URL`, as the application `ENABLE_BANKING_APPLICATION_ID`
  * signing with `ENABLE_BANKING_PRIVATE_KEY`. Stateless apart from its cached
- * JWT; every failure is an `UpstreamError` with a sync reason (errors.ts).
+ * JWT and bank lists; every failure is an `UpstreamError` with a sync reason (errors.ts).
  */
 
 export interface EnableBankingOptions {
@@ -39,7 +40,7 @@ export interface EnableBankingOptions {
   timeoutMs?: number;
   /** Of each signed JWT; at most 24 h. Default 1 h. */
   jwtLifetimeSeconds?: number;
-  /** The clock for JWT times and `Retry-After` dates. */
+  /** The clock for JWT times, `Retry-After` dates and the bank lists' lifetime. */
   now?: () => Date;
 }
 
@@ -60,19 +61,27 @@ export function enableBankingUpstream(options: EnableBankingOptions): Upstream {
   const now = options.now ?? (() => new Date());
   const client = createEnableBankingClient({ ...options, now });
   const accountPath = (uid: string, what: string) => `/accounts/${encodeURIComponent(uid)}/${what}`;
-
-  return {
-    name: "enablebanking",
-
-    async listBanks(filter = {}): Promise<Aspsp[]> {
-      const country = filter.country?.trim().toUpperCase();
+  // Kept for hours and refreshed in the background (bank-lists.ts): a picker's page load
+  // does not wait for Enable Banking's whole list.
+  const bankLists = createBankLists(
+    async (country, signal) => {
       const body = await client.request({
         method: "GET",
         route: ROUTES.aspsps,
         path: "/aspsps",
         query: { country: country || undefined },
+        signal,
       });
       return parseWire(aspspListSchema, body, ROUTES.aspsps).aspsps.map(toAspsp);
+    },
+    { now },
+  );
+
+  return {
+    name: "enablebanking",
+
+    async listBanks(filter = {}): Promise<Aspsp[]> {
+      return bankLists.get(filter.country?.trim().toUpperCase() ?? "");
     },
 
     async startAuthorization(input: StartAuthorizationInput) {
