@@ -81,11 +81,12 @@ describe("the application JWT", () => {
     // signs is valid on the server's clock (which refuses an iat in the future).
     let now = new Date(Math.floor(Date.now() / 1000) * 1000 - 56 * 60_000);
     const upstream = connector({ now: () => now });
+    // Three lists the connector has not kept yet: each is a request.
     await upstream.listBanks();
     now = new Date(now.getTime() + 54 * 60_000);
-    await upstream.listBanks();
+    await upstream.listBanks({ country: "FI" });
     now = new Date(now.getTime() + 2 * 60_000);
-    await upstream.listBanks();
+    await upstream.listBanks({ country: "DK" });
     const [first, second, third] = fake.requests.map((request) => request.jwtPayload?.iat);
     expect(fake.rejections).toEqual([]);
     expect(second).toBe(first);
