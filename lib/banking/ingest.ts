@@ -5,7 +5,6 @@ import type { Prisma } from "../db/client";
 import type { Upstream, UpstreamSession } from "../upstream/types";
 import { log } from "../log";
 import { toStoredPsuHeaders } from "../upstream/psu-headers";
-import { toStoredPsuHeaders } from "../upstream/psu-headers";
 import { startSyncDeadline, type SyncDeadline } from "./budget";
 import { HistoryReading, storeRead, type FetchedTransactions } from "./fetch-and-store";
 import { accountColumns, balanceColumns, identityHashCandidates } from "./sealing";

@@ -1,6 +1,8 @@
+import { timingSafeEqualString } from "../crypto/constant-time";
 import { keyedHash } from "../crypto/keyed-hash";
 import type { ReadWritten } from "./fetch-and-store";
 import type { InsertedRow } from "./write";
+import { PENDING_REREAD_LIMIT_DAYS } from "./windows";
 import type { RunStatement } from "./write-transaction";
 
 /**
@@ -18,8 +20,12 @@ import type { RunStatement } from "./write-transaction";
  * and direction, an equal amount preferred, the nearest day preferred.
  */
 
-/** How long after a pending entry's day its booked version may be dated, at most. */
-export const BOOKING_DELAY_DAYS = 14;
+/**
+ * How long after a pending entry's day its booked version may be dated: as
+ * long as a sync reads back for pending entries (an authorization lasts up
+ * to a month).
+ */
+export const BOOKING_DELAY_DAYS = PENDING_REREAD_LIMIT_DAYS;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 interface StoredPending {
@@ -56,7 +62,9 @@ interface Candidate {
 
 /** Whether `candidate` may be `pending` again, and how well (lower is better); null if not. */
 function distance(pending: StoredPending, candidate: Candidate): number | null {
-  if (pending.matchHash !== candidate.matchHash) return null;
+  if (!pending.matchHash || !timingSafeEqualString(pending.matchHash, candidate.matchHash)) {
+    return null;
+  }
   const pendingDay = dayNumber(pending.day);
   let days = 0;
   if (pendingDay !== null && candidate.day !== null) {
@@ -64,7 +72,8 @@ function distance(pending: StoredPending, candidate: Candidate): number | null {
     days = candidate.day - pendingDay;
     if (days < -1 || days > BOOKING_DELAY_DAYS) return null;
   }
-  const sameAmount = pending.amountHash === candidate.amountHash;
+  const sameAmount =
+    pending.amountHash !== null && timingSafeEqualString(pending.amountHash, candidate.amountHash);
   return (sameAmount ? 0 : 100) + Math.abs(days);
 }
 

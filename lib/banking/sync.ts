@@ -158,6 +158,7 @@ export async function syncAccount(request: SyncRequest): Promise<SyncOutcome | n
         lastSyncedAt: connection.lastSyncedAt,
         oldestPendingDay: await oldestPendingDay(account.id),
         historyDays: account.historyDays,
+        reidentify: account.identityVersion < IDENTITY_VERSION,
       });
   const options = { psuHeaders: request.psuHeaders };
   // Sealing starts with the first page, in the sealing pool, while the next ones are fetched;

@@ -68,13 +68,19 @@ export function syncWindows(input: {
   lastSyncedAt: Date | null;
   oldestPendingDay: string | null;
   historyDays: number | null;
+  /**
+   * The account's rows were stored under their old identities: every day a
+   * later sync may read again is read, to re-identify them (docs/ingest.md).
+   */
+  reidentify?: boolean;
 }): ReadWindow[] {
   const { now, historyDays } = input;
   const since = input.lastSyncedAt ?? new Date(now.getTime() - INITIAL_HISTORY_DAYS * DAY_MS);
   let dateFrom = daysBefore(since, REREAD_DAYS);
+  const deepestReread = daysBefore(now, PENDING_REREAD_LIMIT_DAYS);
+  if (input.reidentify && deepestReread < dateFrom) dateFrom = deepestReread;
   if (input.oldestPendingDay !== null) {
-    const floor = daysBefore(now, PENDING_REREAD_LIMIT_DAYS);
-    const pending = input.oldestPendingDay < floor ? floor : input.oldestPendingDay;
+    const pending = input.oldestPendingDay < deepestReread ? deepestReread : input.oldestPendingDay;
     if (pending < dateFrom) dateFrom = pending;
   }
   if (historyDays !== null) {

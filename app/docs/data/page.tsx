@@ -121,6 +121,46 @@ export default function DataPage() {
         <code>GET /api/accounts</code> lists the account (with its balances) meanwhile.
       </p>
 
+      <h2 id="pending">Pending transactions, and keeping your own copy</h2>
+      <p>
+        A transaction with <code>status</code> <code>PDNG</code> is one the bank reports as not
+        booked yet: a card payment the merchant has not settled, an authorization such as a
+        hotel&apos;s deposit, a transfer still on its way. It has no <code>bookingDate</code> and
+        comes first in the list. The bank&apos;s current list of pending transactions is the truth,
+        and every sync brings the account in line with it:
+      </p>
+      <ul>
+        <li>
+          <strong>When it books</strong>, the transaction keeps its <code>id</code>: its{" "}
+          <code>status</code> becomes <code>BOOK</code>, it gets its <code>bookingDate</code> and{" "}
+          <code>valueDate</code> (so it moves down the list to that date), and its sealed amount may
+          change: a tip added to a restaurant bill, a payment abroad converted at the booking
+          day&apos;s rate. The service recognizes the booked entry as the same payment by its
+          counterparty, currency and direction within 35 days; when it cannot (a bank that renames
+          the merchant when it books), the pending transaction is removed and the booked one appears
+          with a new <code>id</code>. Either way the account holds that payment exactly once.
+        </li>
+        <li>
+          <strong>When it disappears</strong> from the bank&apos;s list (an authorization released,
+          a payment cancelled), it is removed: its <code>id</code> is no longer listed.
+        </li>
+        <li>
+          <strong>A booked transaction never changes</strong>: not its <code>id</code>, not its
+          fields, not its envelope. A transaction the bank books late, dated days back, is added at
+          its date.
+        </li>
+      </ul>
+      <p>
+        <strong>If you keep your own copy</strong>, treat the list as the truth and reconcile after
+        each sync: read from the top without <code>from</code> (the pending transactions come first)
+        and go on until you reach booked transactions dated more than 35 days before your previous
+        read. Then every <code>id</code> you hold as pending and did not see again is gone; delete
+        it. Every <code>id</code> you see, replace in your copy with what you read (the booked
+        version of a pending one has the same <code>id</code>). Ids you did not have are new. Keep
+        nothing keyed by the amount or the date of a pending transaction: both may change when it
+        books.
+      </p>
+
       <h2 id="paging">Paging: cursor or offset</h2>
       <p>
         A cursor names the last transaction of its page; the next page is read from the index right
