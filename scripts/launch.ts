@@ -6,6 +6,7 @@ import { checkSettings, EnvError } from "../lib/env";
 import { flushKeyUsesOnShutdown } from "../lib/keys/last-use";
 import { accessMailsSettled } from "../lib/oauth/access-mail";
 import { makeMissingNameKeys } from "../lib/partners/name-keys";
+import { startBankApplicationChecks } from "../lib/upstream/application-check";
 import { distDir, resolveDatabase, REPO_ROOT, type ResolvedDatabase } from "./lib/database";
 import { serveNext, type RunningServer } from "./lib/http-server";
 import { applyMigrations } from "./lib/migrations";
@@ -132,6 +133,8 @@ async function main() {
         : "envelopes are sealed with node:crypto: native/p256-agree is not built (install a C compiler and run npm install again for about twice the sealing speed)",
     );
     printBanner(env.issuer, demo);
+    // With Enable Banking: is {ISSUER}/banks/callback registered? Logged, and on /healthz.
+    startBankApplicationChecks();
   } catch (error) {
     console.error(
       `[bank-connect] could not start: ${error instanceof Error ? error.message : String(error)}`,

@@ -3,6 +3,7 @@ import { jsonResponse } from "../http/respond";
 import { handleRevokeRequest } from "../oauth/revoke";
 import { handleTokenRequest } from "../oauth/token";
 import { handleUserinfoRequest } from "../oauth/userinfo";
+import { bankApplicationWarnings } from "../upstream/application-check";
 import { planAccounts } from "./accounts";
 import { listConnections } from "./data";
 import { checkedRead, dataOperation, keyedRead, type RouteContext } from "./route";
@@ -45,11 +46,21 @@ export const bulkSyncRoute: DirectHandler = dataOperation((principal, request) =
   handleBulkSync(principal, request),
 );
 
-/** Liveness and readiness: 503 while the database cannot be reached. */
+/**
+ * Liveness and readiness: 503 while the database cannot be reached. A setup
+ * problem of the bank application (lib/upstream/application-check.ts) is listed
+ * in `warnings` and leaves the answer 200: syncs and reads still work, and a
+ * restart would not fix it.
+ */
 export async function healthRoute(): Promise<Response> {
   const database = await isDatabaseReachable();
+  const warnings = bankApplicationWarnings();
   return jsonResponse(
-    { status: database ? "ok" : "unavailable", database: database ? "ok" : "unreachable" },
+    {
+      status: database ? "ok" : "unavailable",
+      database: database ? "ok" : "unreachable",
+      ...(warnings.length > 0 && { warnings }),
+    },
     { status: database ? 200 : 503, headers: { "Cache-Control": "no-store" } },
   );
 }

@@ -362,6 +362,8 @@ function paths() {
     "/healthz": {
       get: {
         summary: "Liveness and database reachability",
+        description:
+          "With Enable Banking, `warnings` lists setup problems of its application (bank_callback_not_registered, bank_application_inactive); they leave the answer 200.",
         responses: {
           "200": json({ type: "object" }, examples.healthExample),
           "503": json({ type: "object" }, examples.unhealthyExample, "The database is unreachable"),

@@ -14,6 +14,11 @@ import {
 } from "../../lib/partners/partners";
 import { normalizeEmail } from "../../lib/mail/address";
 import { findLastMessage, MailError } from "../../lib/mail";
+import {
+  checkBankApplication,
+  problemAdvice,
+  type BankApplicationCheck,
+} from "../../lib/upstream/application-check";
 import { AUDIT_COMMANDS, operatorAudit } from "./audit-commands";
 import {
   optionalString,
@@ -192,8 +197,38 @@ export const COMMANDS: readonly Command[] = [
       return { ...message, sentAt: message.sentAt.toISOString() };
     },
   },
+  {
+    name: "bank check",
+    usage: "bank check",
+    summary:
+      "ask the bank aggregator whether its application is active and has {ISSUER}/banks/callback as a redirect URL",
+    details:
+      "With UPSTREAM=enablebanking this calls Enable Banking's GET /application. `ok` is false when a problem was found or the aggregator could not be asked; `problems` says what to do. The sandbox needs no setup.",
+    options: {},
+    async run() {
+      return toBankCheckOutput(await checkBankApplication());
+    },
+  },
   ...AUDIT_COMMANDS,
 ];
+
+function toBankCheckOutput(check: BankApplicationCheck) {
+  return {
+    ok: check.problems.length === 0 && check.unreachable === null,
+    upstream: check.upstream,
+    callback_url: check.callbackUrl,
+    application_active: check.active,
+    registered_redirect_urls: check.redirectUrls,
+    callback_registered: check.callbackRegistered,
+    problems: [
+      ...check.problems.map((problem) => `${problem}: ${problemAdvice(check, problem)}`),
+      ...(check.unreachable
+        ? [`unreachable: the aggregator did not answer (${check.unreachable})`]
+        : []),
+    ],
+    checked_at: check.checkedAt.toISOString(),
+  };
+}
 
 function toPartnerOutput(partner: PartnerSummary) {
   return {
