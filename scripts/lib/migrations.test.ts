@@ -357,4 +357,29 @@ describe("the migrations' data steps", () => {
     ]);
     expect(await diffDatabaseToSchema({ databaseUrl: url })).toBeNull();
   });
+
+  it("passkeys counts the key of each user who has one as backed up since it was registered", async () => {
+    const [migration] = (await migrationNames()).filter((name) => name.endsWith("_passkeys"));
+    const url = await scratchDatabase();
+    await applyMigrations({
+      databaseUrl: url,
+      migrationsDir: await migrationsBefore(migration ?? ""),
+    });
+    // Setup registered a key only after its backup was confirmed; a user without a key has none.
+    await query(
+      url,
+      `INSERT INTO "User" ("id", "email", "publicKey", "publicKeyAt", "updatedAt") VALUES
+         ('8d6d7b3e-0b43-4c0b-9a51-0000000000a1', 'keyed@example.com', 'BAAA', '2026-03-01T10:00:00Z', now()),
+         ('8d6d7b3e-0b43-4c0b-9a51-0000000000a2', 'keyless@example.com', NULL, NULL, now())`,
+    );
+    await applyMigrations({ databaseUrl: url });
+    const rows = await query<{ email: string; keyBackupAt: Date | null }>(
+      url,
+      `SELECT "email", "keyBackupAt" FROM "User" ORDER BY "email"`,
+    );
+    expect(rows).toEqual([
+      { email: "keyed@example.com", keyBackupAt: new Date("2026-03-01T10:00:00Z") },
+      { email: "keyless@example.com", keyBackupAt: null },
+    ]);
+  });
 });
