@@ -114,6 +114,15 @@ const noReferences = new FakeBankLedger({ references: "never", pageSize: 7, star
     pendingFrom: 20,
     bookedOn: 39,
   }),
+  // Made on the last day: still pending when the days end.
+  entry({
+    key: "bakery",
+    amount: "6.40",
+    counterparty: "Bakery",
+    madeOn: 40,
+    pendingFrom: 40,
+    bookedOn: 42,
+  }),
   // Pending from the first history, booked the next day.
   entry({
     key: "books",
@@ -436,5 +445,24 @@ describe("a consent's days against banks as the reference describes them", () =>
       where: { id: accountIds.get("acc-stored-before") },
     });
     expect(before.identityVersion).toBe(2);
+  });
+
+  it("stores what pending entries are matched on as keyed hashes only, never in the clear", async () => {
+    const rows = await db().transaction.findMany({
+      where: { accountId: { in: [...accountIds.values()] } },
+    });
+    const pending = rows.filter((row) => row.status === "PDNG");
+    expect(pending.length).toBeGreaterThan(0);
+    for (const row of pending) {
+      expect(row.matchHash).toMatch(/^[0-9a-f]{64}$/);
+      expect(row.amountHash).toMatch(/^[0-9a-f]{64}$/);
+    }
+    // A booked row keeps no matching hash at all.
+    expect(rows.filter((row) => row.status === "BOOK" && row.matchHash !== null)).toEqual([]);
+    // Counterparties and amounts are only in the envelopes.
+    const clear = JSON.stringify(rows.map(({ enc: _sealed, ...columns }) => columns));
+    for (const secret of ["Trattoria", "Cafe Aroma", "46.00", "3.80", "210.00"]) {
+      expect(clear).not.toContain(secret);
+    }
   });
 });

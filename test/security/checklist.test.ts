@@ -74,6 +74,7 @@ const CHECKLIST_ITEMS = [
   "irreversible actions (end access, remove a bank, start over, delete everything) need a fresh sign-in: a stale or copied session is sent to sign in again, nothing changes, and a start-over or deletion is mailed",
   "a user-key approval needs proof that the browser holds the private key (the page's sealed challenge), never the public key and a session alone",
   "the holder's location (X-Psu-Geo-Location) reaches the bank only in the GEO:<lat>;<long> form and only with a public IP address and a user agent, like every PSU header",
+  "bank data matching keys (a pending transaction and its booked version) are keyed hashes, never plaintext",
 ] as const;
 
 interface Proof {
