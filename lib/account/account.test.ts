@@ -13,7 +13,10 @@ import {
   handleRemoveBank,
 } from "./handlers";
 import { loadAccountOverview } from "./overview";
-import { accountCsrfToken, type AccountAction } from "./session";
+import { accountCsrfToken, type AccountAction as AnyAccountAction } from "./session";
+
+/** The POST actions; the passkey actions (other methods and paths) are tested in lib/passkeys. */
+type AccountAction = Exclude<AnyAccountAction, "add-passkey" | "remove-passkey">;
 
 /** A person who granted a partner access and connected a bank, signed in in a browser. */
 async function person() {

@@ -15,13 +15,22 @@ import { freshSignInRequired } from "../flow/continue";
  * another action, and unforgeable without the server secret.
  */
 
-export type AccountAction = "end-access" | "remove-bank" | "start-over" | "delete";
+export type AccountAction =
+  | "end-access"
+  | "remove-bank"
+  | "start-over"
+  | "delete"
+  /** Registering a passkey, and giving one the key (lib/passkeys/handlers.ts). */
+  | "add-passkey"
+  | "remove-passkey";
 
 export const ACCOUNT_ACTIONS = [
   "end-access",
   "remove-bank",
   "start-over",
   "delete",
+  "add-passkey",
+  "remove-passkey",
 ] as const satisfies readonly AccountAction[];
 
 export function accountCsrfToken(
@@ -44,6 +53,8 @@ export const ACCOUNT_ACTION_PAGES: Record<AccountAction, string> = {
   "remove-bank": "/account",
   "start-over": "/account?key=start-over",
   delete: "/account",
+  "add-passkey": "/account",
+  "remove-passkey": "/account",
 };
 
 /**

@@ -7,7 +7,10 @@ import * as deleteEverything from "../../app/(flow)/account/delete/route";
 import * as consentApprove from "../../app/(flow)/consent/approve/route";
 import * as loginContinue from "../../app/(flow)/login/continue/route";
 import * as startOverInFlow from "../../app/(flow)/setup/start-over/route";
-import { accountCsrfToken, type AccountAction } from "../../lib/account/session";
+import {
+  accountCsrfToken,
+  type AccountAction as AnyAccountAction,
+} from "../../lib/account/session";
 import { findSessionUser, FRESH_SIGN_IN_SECONDS, type SignedInUser } from "../../lib/auth/sessions";
 import { ensureTenant, tenantSubject } from "../../lib/banking/tenants";
 import { generateKeyPair } from "../../lib/crypto/envelope";
@@ -27,6 +30,9 @@ import {
   startTestFlow,
 } from "../oauth-fixtures";
 import { startRouteServer, type RouteServer } from "../route-server";
+
+/** The POST actions; the passkey actions (other methods and paths) are tested in lib/passkeys. */
+type AccountAction = Exclude<AnyAccountAction, "add-passkey" | "remove-passkey">;
 
 /**
  * A session that is days old, or a session cookie copied to another
