@@ -24,13 +24,24 @@ export interface LedgerEntry {
   remittance: string;
   /** The day the payment was made (`transaction_date`). */
   madeOn: number;
-  /** Reported as pending (`PDNG`) from this day until it books or is released. */
+  /**
+   * Reported as pending from this day until it books or is released: the reference's
+   * `status` `PDNG`, without `booking_date`. Its booked version is another entry to the bank,
+   * under another `transaction_id` (and `entry_reference`, if any) and perhaps another amount.
+   */
   pendingFrom?: number;
   /** Its `booking_date`; it is reported booked from then (or from `visibleFrom`). */
   bookedOn?: number;
-  /** A late arrival: first reported on this day, though booked on an earlier `bookedOn`. */
+  /**
+   * A late arrival: first reported on this day, though its `booking_date` (`bookedOn`) is
+   * earlier. The reference's `booking_date` is the day the bank booked it, not the day it
+   * appears in the list.
+   */
   visibleFrom?: number;
-  /** A released authorization: no longer reported from this day, never booked. */
+  /**
+   * A released authorization: no longer reported from this day, never booked. The reference
+   * promises no status for it: a pending entry simply stops being listed.
+   */
   releasedOn?: number;
 }
 
