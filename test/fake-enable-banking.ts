@@ -1,4 +1,4 @@
-import { createPublicKey, randomUUID, type KeyObject } from "node:crypto";
+import { createPublicKey, generateKeyPairSync, randomUUID, type KeyObject } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
@@ -378,6 +378,19 @@ export class FakeEnableBanking {
     }
     return { status: 200, body: page };
   }
+}
+
+/**
+ * An application key pair as an operator makes it for Enable Banking: RSA 2048, the public half
+ * (SPKI PEM) registered with the application, the private half in PEM as `openssl genrsa`
+ * writes it (PKCS#1 on OpenSSL 1.1 and LibreSSL) or as newer tools do (PKCS#8).
+ */
+export function applicationKeyPair(privateFormat: "pkcs8" | "pkcs1" = "pkcs8") {
+  return generateKeyPairSync("rsa", {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: "spki", format: "pem" },
+    privateKeyEncoding: { type: privateFormat, format: "pem" },
+  });
 }
 
 export async function startFakeEnableBanking(

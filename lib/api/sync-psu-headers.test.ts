@@ -1,4 +1,3 @@
-import { generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openJson } from "../crypto/envelope";
 import { db } from "../db/client";
@@ -13,6 +12,7 @@ import {
   FAKE_AUTHORIZATION_CODE,
   startFakeEnableBanking,
   type FakeEnableBanking,
+  applicationKeyPair,
 } from "../../test/fake-enable-banking";
 import { ISSUER, mintApiKey, signedInCookie, startTestFlow } from "../../test/oauth-fixtures";
 import { startServiceServer, type RunningServiceServer } from "../../test/service-server";
@@ -27,11 +27,7 @@ import { startServiceServer, type RunningServiceServer } from "../../test/servic
 const APPLICATION_ID = "app-psu-headers";
 const BANK = { name: "Geo Bank", country: "FI" };
 const GEO_BANK_HEADERS = ["psu-ip-address", "psu-user-agent", "psu-geo-location"];
-const keys = generateKeyPairSync("rsa", {
-  modulusLength: 2048,
-  privateKeyEncoding: { type: "pkcs8", format: "pem" },
-  publicKeyEncoding: { type: "spki", format: "pem" },
-});
+const keys = applicationKeyPair();
 
 const PRESENT = { "X-Psu-Ip-Address": "91.152.10.20", "X-Psu-User-Agent": "Mozilla/5.0 (X11)" };
 const AT_HELSINKI = { ...PRESENT, "X-Psu-Geo-Location": "GEO:60.1699;24.9384" };

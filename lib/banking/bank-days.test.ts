@@ -1,4 +1,3 @@
-import { generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as accountsRoute from "@/app/api/accounts/route";
 import * as accountSyncRoute from "@/app/api/accounts/[id]/sync/route";
@@ -10,6 +9,7 @@ import {
   FAKE_AUTHORIZATION_CODE,
   startFakeEnableBanking,
   type FakeEnableBanking,
+  applicationKeyPair,
 } from "@/test/fake-enable-banking";
 import { ISSUER, mintApiKey } from "@/test/oauth-fixtures";
 import { openJson } from "../crypto/envelope";
@@ -314,11 +314,7 @@ async function syncAs(uid: string) {
 }
 
 beforeAll(async () => {
-  const keys = generateKeyPairSync("rsa", {
-    modulusLength: 2048,
-    publicKeyEncoding: { type: "spki", format: "pem" },
-    privateKeyEncoding: { type: "pkcs8", format: "pem" },
-  });
+  const keys = applicationKeyPair();
   fake = await startFakeEnableBanking({ applicationId: APPLICATION_ID, publicKey: keys.publicKey });
   fake.aspsps = [{ name: "Real Bank", country: "FI", psu_types: ["personal"] }];
   fake.session = {

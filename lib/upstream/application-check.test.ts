@@ -1,10 +1,13 @@
 import { execFile } from "node:child_process";
-import { generateKeyPairSync } from "node:crypto";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { childEnv, getEnv, setSetting } from "../env";
 import { log } from "../log";
-import { startFakeEnableBanking, type FakeEnableBanking } from "../../test/fake-enable-banking";
+import {
+  startFakeEnableBanking,
+  type FakeEnableBanking,
+  applicationKeyPair,
+} from "../../test/fake-enable-banking";
 import { ISSUER } from "../../test/oauth-fixtures";
 import { startServiceServer, type RunningServiceServer } from "../../test/service-server";
 import {
@@ -25,11 +28,7 @@ import { RETRY_POLICY } from "./enable-banking/client";
 const APPLICATION_ID = "app-setup-check";
 const CALLBACK = `${ISSUER}/banks/callback`;
 const REPO_ROOT = path.resolve(import.meta.dirname, "../..");
-const keys = generateKeyPairSync("rsa", {
-  modulusLength: 2048,
-  privateKeyEncoding: { type: "pkcs8", format: "pem" },
-  publicKeyEncoding: { type: "spki", format: "pem" },
-});
+const keys = applicationKeyPair();
 
 let fake: FakeEnableBanking;
 let server: RunningServiceServer;

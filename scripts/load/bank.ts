@@ -1,4 +1,3 @@
-import { generateKeyPairSync } from "node:crypto";
 import { storeBankSession } from "../../lib/banking/ingest";
 import { enableBankingUpstream } from "../../lib/upstream/enable-banking";
 import type { Upstream } from "../../lib/upstream/types";
@@ -6,6 +5,7 @@ import {
   FAKE_AUTHORIZATION_CODE,
   startFakeEnableBanking,
   type FakeEnableBanking,
+  applicationKeyPair,
 } from "../../test/fake-enable-banking";
 
 /**
@@ -44,11 +44,7 @@ export interface LoadBank {
 }
 
 export async function startLoadBank(): Promise<LoadBank> {
-  const keys = generateKeyPairSync("rsa", {
-    modulusLength: 2048,
-    publicKeyEncoding: { type: "spki", format: "pem" },
-    privateKeyEncoding: { type: "pkcs8", format: "pem" },
-  });
+  const keys = applicationKeyPair();
   const fake = await startFakeEnableBanking({
     applicationId: APPLICATION_ID,
     publicKey: keys.publicKey,

@@ -1,6 +1,9 @@
-import { generateKeyPairSync } from "node:crypto";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { startFakeEnableBanking, type FakeEnableBanking } from "../../../test/fake-enable-banking";
+import {
+  startFakeEnableBanking,
+  type FakeEnableBanking,
+  applicationKeyPair,
+} from "../../../test/fake-enable-banking";
 import { UpstreamError, type Upstream } from "../types";
 import { BANK_LIST_LIFETIME_MS } from "./bank-lists";
 import { RETRY_POLICY } from "./client";
@@ -14,11 +17,7 @@ import { enableBankingUpstream } from "./index";
  */
 
 const APPLICATION_ID = "app-bank-lists";
-const keys = generateKeyPairSync("rsa", {
-  modulusLength: 2048,
-  publicKeyEncoding: { type: "spki", format: "pem" },
-  privateKeyEncoding: { type: "pkcs8", format: "pem" },
-});
+const keys = applicationKeyPair();
 const NORDEA = { name: "Nordea", country: "FI", psu_types: ["personal"] };
 const OP = { name: "OP", country: "FI", psu_types: ["personal", "business"] };
 const DANSKE = { name: "Danske Bank", country: "DK", psu_types: ["personal"] };

@@ -1,4 +1,3 @@
-import { generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   balancesOfTwoSources,
@@ -7,16 +6,13 @@ import {
   FAKE_AUTHORIZATION_CODE,
   startFakeEnableBanking,
   type FakeEnableBanking,
+  applicationKeyPair,
 } from "../../../test/fake-enable-banking";
 import { UpstreamError, type Upstream, type UpstreamTransaction } from "../types";
 import { enableBankingUpstream } from "./index";
 
 const APPLICATION_ID = "app-connector";
-const keys = generateKeyPairSync("rsa", {
-  modulusLength: 2048,
-  publicKeyEncoding: { type: "spki", format: "pem" },
-  privateKeyEncoding: { type: "pkcs8", format: "pem" },
-});
+const keys = applicationKeyPair();
 let fake: FakeEnableBanking;
 let upstream: Upstream;
 
@@ -481,11 +477,7 @@ describe("applicationStatus", () => {
   });
 
   it("is inactive when Enable Banking refuses the application's JWT", async () => {
-    const other = generateKeyPairSync("rsa", {
-      modulusLength: 2048,
-      privateKeyEncoding: { type: "pkcs8", format: "pem" },
-      publicKeyEncoding: { type: "spki", format: "pem" },
-    });
+    const other = applicationKeyPair();
     const stranger = enableBankingUpstream({
       apiUrl: fake.url,
       applicationId: APPLICATION_ID,

@@ -1,8 +1,11 @@
-import { generateKeyPairSync } from "node:crypto";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startFakeEnableBanking, type FakeEnableBanking } from "../../../test/fake-enable-banking";
+import {
+  startFakeEnableBanking,
+  type FakeEnableBanking,
+  applicationKeyPair,
+} from "../../../test/fake-enable-banking";
 import { UpstreamError, type UpstreamFailureReason } from "../types";
 import { RETRY_POLICY } from "./client";
 import { ENABLE_BANKING_FAILURES, parseRetryAfter } from "./errors";
@@ -10,11 +13,7 @@ import { enableBankingUpstream, type EnableBankingOptions } from "./index";
 
 const APPLICATION_ID = "app-errors";
 const ACCOUNT_UID = "acc-7c1d-secret-uid";
-const keys = generateKeyPairSync("rsa", {
-  modulusLength: 2048,
-  publicKeyEncoding: { type: "spki", format: "pem" },
-  privateKeyEncoding: { type: "pkcs8", format: "pem" },
-});
+const keys = applicationKeyPair();
 // Whole seconds, so that an HTTP date (second resolution) maps to exact seconds.
 const NOW = new Date(Math.floor(Date.now() / 1000) * 1000);
 let fake: FakeEnableBanking;

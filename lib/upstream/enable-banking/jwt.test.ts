@@ -1,6 +1,10 @@
 import { generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startFakeEnableBanking, type FakeEnableBanking } from "../../../test/fake-enable-banking";
+import {
+  startFakeEnableBanking,
+  type FakeEnableBanking,
+  applicationKeyPair,
+} from "../../../test/fake-enable-banking";
 import { UpstreamError } from "../types";
 import { enableBankingUpstream } from "./index";
 import { toResponseError } from "./errors";
@@ -9,11 +13,7 @@ import { createTokenSigner, MAX_JWT_LIFETIME_SECONDS } from "./jwt";
 const APPLICATION_ID = "0f5c2f6e-9a51-4c1b-9d7e-3f1f7b1f2a10";
 
 function rsaKeys() {
-  return generateKeyPairSync("rsa", {
-    modulusLength: 2048,
-    publicKeyEncoding: { type: "spki", format: "pem" },
-    privateKeyEncoding: { type: "pkcs8", format: "pem" },
-  });
+  return applicationKeyPair();
 }
 
 const keys = rsaKeys();
@@ -151,11 +151,7 @@ describe("the application key", () => {
   });
 
   it("may be PKCS#1, as `openssl genrsa` writes it on OpenSSL 1.1 and LibreSSL", async () => {
-    const pkcs1 = generateKeyPairSync("rsa", {
-      modulusLength: 2048,
-      publicKeyEncoding: { type: "spki", format: "pem" },
-      privateKeyEncoding: { type: "pkcs1", format: "pem" },
-    });
+    const pkcs1 = applicationKeyPair("pkcs1");
     expect(pkcs1.privateKey).toMatch(/^-----BEGIN RSA PRIVATE KEY-----\n/);
     const pkcs1Fake = await startFakeEnableBanking({
       applicationId: APPLICATION_ID,

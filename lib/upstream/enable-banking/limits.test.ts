@@ -1,6 +1,9 @@
-import { generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startFakeEnableBanking, type FakeEnableBanking } from "../../../test/fake-enable-banking";
+import {
+  startFakeEnableBanking,
+  type FakeEnableBanking,
+  applicationKeyPair,
+} from "../../../test/fake-enable-banking";
 import { UpstreamError, type Upstream } from "../types";
 import { MAX_RESPONSE_BYTES, RETRY_POLICY } from "./client";
 import { enableBankingUpstream } from "./index";
@@ -12,11 +15,7 @@ import { enableBankingUpstream } from "./index";
  */
 
 const APPLICATION_ID = "app-limits";
-const keys = generateKeyPairSync("rsa", {
-  modulusLength: 2048,
-  publicKeyEncoding: { type: "spki", format: "pem" },
-  privateKeyEncoding: { type: "pkcs8", format: "pem" },
-});
+const keys = applicationKeyPair();
 let fake: FakeEnableBanking;
 let upstream: Upstream;
 

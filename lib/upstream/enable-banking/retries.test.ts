@@ -1,4 +1,3 @@
-import { generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   FAKE_AUTHORIZATION_CODE,
@@ -6,6 +5,7 @@ import {
   startFakeEnableBanking,
   type FakeEnableBanking,
   type ScriptedAnswer,
+  applicationKeyPair,
 } from "../../../test/fake-enable-banking";
 import { SyncDeadline, SyncDeadlineError } from "../../banking/budget";
 import { UpstreamError } from "../types";
@@ -21,11 +21,7 @@ import { enableBankingUpstream, type EnableBankingOptions } from "./index";
 
 const APPLICATION_ID = "app-retries";
 const UID = "acc-retry";
-const keys = generateKeyPairSync("rsa", {
-  modulusLength: 2048,
-  publicKeyEncoding: { type: "spki", format: "pem" },
-  privateKeyEncoding: { type: "pkcs8", format: "pem" },
-});
+const keys = applicationKeyPair();
 const PAGE = {
   transactions: [
     {
