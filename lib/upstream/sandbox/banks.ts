@@ -59,6 +59,11 @@ export interface SandboxBank {
    * lacks one fails with PSU_HEADER_NOT_PROVIDED; a background read does not need them.
    */
   requiredPsuHeaders?: readonly string[];
+  /**
+   * Card payments are reported pending (`PDNG`) from the day they are made until they book a
+   * day or two later, and a hotel's deposit is released after two days (card-day.ts, pending.ts).
+   */
+  pendingCardPayments?: boolean;
 }
 
 const PERSONAL_AND_BUSINESS = ["personal", "business"] as const;
@@ -283,6 +288,18 @@ function scenarioBanks(): SandboxBank[] {
       accounts: EVERYDAY,
       requiredPsuHeaders: [...PRESENCE_PSU_HEADERS, "psu-geo-location"],
     },
+    {
+      // A card account read day by day: what is pending books, or is released, on a later day.
+      id: "dk-scenario-pending-card-payments",
+      name: "Sandbox Scenario DK: pending card payments",
+      country: "DK",
+      bic: "SBSCDKKK",
+      bankCode: String(7902 + failing.length),
+      psuTypes: ["personal"],
+      maxConsentDays: 90,
+      accounts: { personal: ["current"], business: [] },
+      pendingCardPayments: true,
+    },
   ];
 }
 
@@ -294,9 +311,21 @@ export function toAspsp(bank: SandboxBank): Aspsp {
     psuTypes: [...bank.psuTypes],
     maxConsentDays: bank.maxConsentDays,
     requiredPsuHeaders: [...(bank.requiredPsuHeaders ?? [])],
-    testOnly: "scenario" in bank || "consentMinutes" in bank || "requiredPsuHeaders" in bank,
+    testOnly:
+      "scenario" in bank ||
+      "consentMinutes" in bank ||
+      "requiredPsuHeaders" in bank ||
+      "pendingCardPayments" in bank,
   };
 }
+
+/**
+ * The banks a counterparty's account is drawn at (drafts.ts): not the pending card payments
+ * scenario, which came later, so that adding it left every other bank's statements as they were.
+ */
+export const COUNTERPARTY_BANKS: readonly SandboxBank[] = SANDBOX_BANKS.filter(
+  (bank: SandboxBank) => !bank.pendingCardPayments,
+);
 
 /** Enable Banking identifies a bank by name and country. */
 export function findSandboxBank(aspsp: { name: string; country: string }): SandboxBank | null {

@@ -1,5 +1,5 @@
 import type { SandboxAccount } from "./accounts";
-import { SANDBOX_BANKS } from "./banks";
+import { COUNTERPARTY_BANKS } from "./banks";
 import { randomBban, toIban } from "./iban";
 import { keptValues } from "./kept";
 import {
@@ -102,7 +102,7 @@ const counterparties = keptValues<Readonly<Counterparty>>(10_000);
 export function counterpartyAccount(account: SandboxAccount, name: string): Counterparty {
   return counterparties(`${account.country}|${name}`, () => {
     const random = seededRandom("counterparty", account.country, name);
-    const bank = random.pick(SANDBOX_BANKS.filter((each) => each.country === account.country));
+    const bank = random.pick(COUNTERPARTY_BANKS.filter((each) => each.country === account.country));
     const bban = randomBban(account.country, bank.bankCode, random);
     return Object.freeze({ name, iban: toIban(account.country, bban), bban, bic: bank.bic });
   });

@@ -23,6 +23,7 @@ import { DAY_MS, parseIsoDay, toDayNumber, toIsoDay } from "./calendar";
 import { balancesOf } from "./ledger";
 import { findSandboxToken, signSandboxToken } from "./tokens";
 import { missingPsuHeaders } from "../psu-headers";
+import { heldByPending, pendingTransactions } from "./pending";
 import { MAX_HISTORY_DAYS, pageOfTransactions, toUpstreamTransaction } from "./transactions";
 
 /**
@@ -175,7 +176,10 @@ export function sandboxUpstream(options: SandboxOptions = {}): Upstream {
     },
 
     async getBalances(accountUid, options): Promise<UpstreamBalance[]> {
-      return balancesOf(accountOf(accountUid, options), toDayNumber(now()));
+      const account = accountOf(accountUid, options);
+      const today = toDayNumber(now());
+      const held = account.bank.pendingCardPayments ? heldByPending(account, today) : undefined;
+      return balancesOf(account, today, held);
     },
 
     async getTransactions(accountUid, query, options): Promise<TransactionPage> {
@@ -201,8 +205,13 @@ export function sandboxUpstream(options: SandboxOptions = {}): Upstream {
         cursor = { day, skip: page.skip };
       }
       const { entries, next } = pageOfTransactions(account, window, cursor);
+      const transactions = entries.map((entry) => toUpstreamTransaction(account, entry));
+      // A bank with pending card payments lists them after the booked entries (pending.ts).
+      if (!next && account.bank.pendingCardPayments) {
+        transactions.push(...pendingTransactions(account, window, toDayNumber(now())));
+      }
       return {
-        transactions: entries.map((entry) => toUpstreamTransaction(account, entry)),
+        transactions,
         continuationKey: next
           ? signSandboxToken("page", {
               account: accountDigest(accountUid),

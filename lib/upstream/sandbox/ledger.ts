@@ -1,6 +1,7 @@
 import type { UpstreamBalance } from "../types";
 import type { SandboxAccount } from "./accounts";
 import { businessDay, merchantDay } from "./business-day";
+import { pendingCardDay } from "./card-day";
 import { isPayday, paydayOnOrBefore, toIsoDay } from "./calendar";
 import {
   counterpartyAccount,
@@ -69,7 +70,9 @@ function sweptLedger(account: SandboxAccount, fromDay: number, toDay: number): L
       ? merchantDay
       : account.kind === "business"
         ? businessDay
-        : personalDay;
+        : account.bank.pendingCardPayments
+          ? pendingCardDay
+          : personalDay;
   // Start at the payday before the one that opens the window: its sweep fixes the balance.
   const start = paydayOnOrBefore(paydayOnOrBefore(fromDay) - 1);
   const entries: LedgerEntry[] = [];
@@ -136,8 +139,15 @@ function reservedMinor(account: SandboxAccount, today: number): number {
   return total;
 }
 
-/** ITBD (booked, equal to the newest transaction's balanceAfter) and ITAV (available). */
-export function balancesOf(account: SandboxAccount, today: number): UpstreamBalance[] {
+/**
+ * ITBD (booked, equal to the newest transaction's balanceAfter) and ITAV
+ * (available: booked less `heldMinor`, what pending card payments hold).
+ */
+export function balancesOf(
+  account: SandboxAccount,
+  today: number,
+  heldMinor: number = reservedMinor(account, today),
+): UpstreamBalance[] {
   const booked = ledgerOf(account, today, today).closingMinor;
   const base = {
     currency: account.currency,
@@ -146,6 +156,6 @@ export function balancesOf(account: SandboxAccount, today: number): UpstreamBala
   };
   return [
     { balanceType: "ITBD", amount: formatMinor(booked), ...base },
-    { balanceType: "ITAV", amount: formatMinor(booked - reservedMinor(account, today)), ...base },
+    { balanceType: "ITAV", amount: formatMinor(booked - heldMinor), ...base },
   ];
 }

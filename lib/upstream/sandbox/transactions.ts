@@ -40,7 +40,7 @@ function entryReference(account: SandboxAccount, entry: LedgerEntry): string {
 }
 
 /** Enable Banking's transaction JSON, as the real connector will receive it. */
-function toRawJson(transaction: Omit<UpstreamTransaction, "rawJson">): string {
+export function toRawJson(transaction: Omit<UpstreamTransaction, "rawJson">): string {
   const party = (name: string | null, iban: string | null, bic: string | null) => ({
     party: name === null ? null : { name },
     account: iban === null ? null : { iban },
