@@ -160,6 +160,18 @@ export default function DataPage() {
         nothing keyed by the amount or the date of a pending transaction: both may change when it
         books.
       </p>
+      <p>
+        <strong>Try it before going live</strong> with the sandbox bank{" "}
+        <em>Sandbox Scenario DK: pending card payments</em> (under the test scenarios of the bank
+        list, for personal accounts). By the real clock, every card payment made today is pending
+        and books a day or two later: each day a restaurant bill that books with a tip added and a
+        grocery purchase that books for the same amount, both made the day before, and a
+        hotel&apos;s deposit that stays pending for two days and is then released without booking.
+        Its available balance is the booked one less the pending payments. Connect it in the
+        sandbox, sync and reconcile today, then again tomorrow and the day after: the bill and the
+        groceries keep their <code>id</code>s as they book, the bill for more than it was
+        authorized, the deposit&apos;s <code>id</code> is gone, and nothing appears twice.
+      </p>
 
       <h2 id="paging">Paging: cursor or offset</h2>
       <p>
