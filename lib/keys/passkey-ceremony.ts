@@ -72,7 +72,9 @@ export function cancelPasskeyCeremony(): void {
 
 const prfInput = () => ({ prf: { eval: { first: new Uint8Array(PASSKEY_PRF_INPUT).buffer } } });
 
-function prfOutputOf(results: AuthenticationExtensionsClientOutputs): Uint8Array | null {
+function prfOutputOf(
+  results: AuthenticationExtensionsClientOutputs,
+): Uint8Array<ArrayBuffer> | null {
   const first = results.prf?.results?.first;
   if (!first) return null;
   const bytes =
@@ -116,7 +118,7 @@ export interface CreatedPasskey {
   /** base64url. */
   credentialId: string;
   /** The passkey's PRF output, or null when the authenticator has none (sign-in only). */
-  prfOutput: Uint8Array | null;
+  prfOutput: Uint8Array<ArrayBuffer> | null;
 }
 
 /**
@@ -153,7 +155,7 @@ export interface PasskeyAssertion {
   response: AuthenticationResponseJSON;
   /** base64url. */
   credentialId: string;
-  prfOutput: Uint8Array | null;
+  prfOutput: Uint8Array<ArrayBuffer> | null;
 }
 
 /**
@@ -199,7 +201,7 @@ const toBase64Url = (bytes: Uint8Array) =>
 export async function passkeyPrf(
   credentialIds: string[],
   rpId: string = window.location.hostname,
-): Promise<{ credentialId: string; prfOutput: Uint8Array | null }> {
+): Promise<{ credentialId: string; prfOutput: Uint8Array<ArrayBuffer> | null }> {
   const asserted = await assertPasskey({
     challenge: toBase64Url(crypto.getRandomValues(new Uint8Array(32))),
     rpId,
