@@ -33,9 +33,15 @@ export const ACCOUNT_ACTIONS = [
   "remove-passkey",
 ] as const satisfies readonly AccountAction[];
 
+/**
+ * Requests that only record what the person tells the service, and so need
+ * no fresh sign-in: "I saved the backup file".
+ */
+export type AccountNote = "backup-saved";
+
 export function accountCsrfToken(
   user: Pick<SignedInUser, "sessionId">,
-  action: AccountAction,
+  action: AccountAction | AccountNote,
 ): string {
   return keyedHash("account-csrf", `${action}:${user.sessionId}`);
 }
@@ -69,10 +75,29 @@ export const ACCOUNT_ACTION_PAGES: Record<AccountAction, string> = {
  * browser, is not enough: the person signs in again by mail first
  * (docs/sessions.md#re-confirming-before-an-irreversible-change).
  */
-export async function readAccountPost<S extends z.ZodType<object>>(
+export function readAccountPost<S extends z.ZodType<object>>(
   request: Request,
   action: AccountAction,
   schema: S,
+): Promise<AccountPost<z.infer<S>> | Response> {
+  return readGuarded(request, action, schema, ACCOUNT_ACTION_PAGES[action]);
+}
+
+/** The same checks for an `AccountNote`, except the fresh sign-in. */
+export function readAccountNote<S extends z.ZodType<object>>(
+  request: Request,
+  action: AccountNote,
+  schema: S,
+): Promise<AccountPost<z.infer<S>> | Response> {
+  return readGuarded(request, action, schema, null);
+}
+
+/** `freshFor`: the page to come back to after signing in again; null asks no fresh sign-in. */
+async function readGuarded<S extends z.ZodType<object>>(
+  request: Request,
+  action: AccountAction | AccountNote,
+  schema: S,
+  freshFor: string | null,
 ): Promise<AccountPost<z.infer<S>> | Response> {
   if (!isSameOrigin(request)) {
     return refuse(403, "csrf", "the request did not come from this service's pages");
@@ -93,7 +118,7 @@ export async function readAccountPost<S extends z.ZodType<object>>(
   if (!timingSafeEqualString(csrf, accountCsrfToken(user, action))) {
     return refuse(403, "csrf", "the request did not come from this service's pages");
   }
-  if (!isFreshSignIn(user)) return freshSignInRequired(user.email, ACCOUNT_ACTION_PAGES[action]);
+  if (freshFor !== null && !isFreshSignIn(user)) return freshSignInRequired(user.email, freshFor);
   const parsed = schema.safeParse(json);
   if (!parsed.success) return refuse(400, "invalid_request", "the body is not valid");
   return { user, body: parsed.data };

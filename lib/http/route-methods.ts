@@ -14,6 +14,7 @@ export const ROUTE_METHODS: Readonly<Record<string, readonly RouteMethod[]>> = O
   ["/account/access/end", ["POST"]],
   ["/account/banks/remove", ["POST"]],
   ["/account/delete", ["POST"]],
+  ["/account/key/backup-saved", ["POST"]],
   ["/account/key/start-over", ["POST"]],
   ["/api", ["GET", "POST", "PUT", "PATCH", "DELETE"]],
   ["/api/[...path]", ["GET", "POST", "PUT", "PATCH", "DELETE"]],

@@ -41,6 +41,7 @@ const ACCOUNT_ROUTE_HANDLERS = new Set([
   "/account/access/end",
   "/account/banks/remove",
   "/account/key/start-over",
+  "/account/key/backup-saved",
   "/account/delete",
 ]);
 /** The demo partner's form endpoints (/demo is its page): redirects only. */
