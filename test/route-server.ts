@@ -40,6 +40,23 @@ function toFetchRequest(request: IncomingMessage, body: Buffer | null): Request 
     : requestWithBody(url, { method, headers }, body);
 }
 
+/** The route module for `pathname`: its own path, or a path with `[name]` segments that fits it. */
+function routeFor(routes: Record<string, RouteModule>, pathname: string): RouteModule | undefined {
+  if (Object.hasOwn(routes, pathname)) return routes[pathname];
+  const segments = pathname.split("/");
+  const fits = (pattern: string) => {
+    const parts = pattern.split("/");
+    return (
+      parts.length === segments.length &&
+      parts.every((part, index) =>
+        /^\[\w+\]$/.test(part) ? segments[index] !== "" : part === segments[index],
+      )
+    );
+  };
+  const pattern = Object.keys(routes).find(fits);
+  return pattern === undefined ? undefined : routes[pattern];
+}
+
 async function dispatch(
   request: IncomingMessage,
   response: ServerResponse,
@@ -53,7 +70,7 @@ async function dispatch(
   const settings = { https: false, development: false };
   if (await answerBeforeNext(request, response, settings, ISSUER)) return;
   const method = request.method ?? "GET";
-  const handler = routes[pathnameOf(request.url ?? "/")]?.[method];
+  const handler = routeFor(routes, pathnameOf(request.url ?? "/"))?.[method];
   if (typeof handler !== "function") {
     request.resume();
     response.writeHead(404).end();

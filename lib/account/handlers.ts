@@ -68,7 +68,7 @@ export async function handleRemoveBank(request: Request): Promise<Response> {
 }
 
 /**
- * POST /account/key/start-over `{csrf, replaces, publicKey}`: the lost-key
+ * POST /account/key/start-over `{csrf, replaces, publicKey, backup?}`: the lost-key
  * path of the flow (lib/banking/start-over.ts) from the page. `replaces` is
  * the key the page showed, so a stale page cannot replace a newer key.
  */
@@ -76,7 +76,13 @@ export async function handleAccountStartOver(request: Request): Promise<Response
   const read = await readAccountPost(
     request,
     "start-over",
-    z.object({ csrf: z.string(), replaces: z.string(), publicKey: z.string() }),
+    z.object({
+      csrf: z.string(),
+      replaces: z.string(),
+      publicKey: z.string(),
+      // false: no passphrase backup of the new key was saved (it is held by a passkey).
+      backup: z.boolean().optional(),
+    }),
   );
   if (read instanceof Response) return read;
   const publicKey = validPublicKey(read.body.publicKey);
@@ -88,6 +94,7 @@ export async function handleAccountStartOver(request: Request): Promise<Response
     userId: read.user.userId,
     replaces,
     publicKey,
+    backupSaved: read.body.backup !== false,
     audit: audit(request, read.user.userId),
   });
   if (!result.replaced) return refuse(409, "key_changed", "the key was replaced meanwhile");

@@ -35,6 +35,24 @@ export const SIGN_IN_REFUSALS = [
   "too_many_failures",
 ] as const;
 
+/**
+ * Why a passkey sign-in was refused: a credential the service does not know,
+ * a challenge that was used, expired or never made, a signature counter that
+ * went back (a cloned authenticator, or a replayed response), or a response
+ * that fails a check: made for another origin or relying party, without user
+ * verification, badly signed, or malformed.
+ */
+export const PASSKEY_REFUSALS = [
+  "unknown",
+  "challenge_expired",
+  "counter_replayed",
+  "wrong_origin",
+  "wrong_rp_id",
+  "no_user_verification",
+  "bad_signature",
+  "malformed",
+] as const;
+
 export const API_KEY_REVOCATIONS = [
   "revocation_request",
   "code_replay",
@@ -64,6 +82,30 @@ export const AUDIT_EVENTS = {
     partnerVisible: false,
     subject: none,
     details: z.strictObject({ method: z.literal("pin") }),
+  },
+  /** A passkey was registered to the user (docs/sessions.md#passkeys). */
+  "passkey.added": {
+    partnerVisible: false,
+    subject: none,
+    details: z.strictObject({ synced: z.boolean(), holdsKey: z.boolean() }),
+  },
+  /** The user removed one of their passkeys on /account. */
+  "passkey.removed": {
+    partnerVisible: false,
+    subject: none,
+    details: z.strictObject({ synced: z.boolean(), heldKey: z.boolean() }),
+  },
+  /** A person signed in with a passkey; `keyServed`: its wrapped key was handed to the browser. */
+  "passkey.used": {
+    partnerVisible: false,
+    subject: none,
+    details: z.strictObject({ inFlow: z.boolean(), synced: z.boolean(), keyServed: z.boolean() }),
+  },
+  /** A passkey sign-in was refused. */
+  "passkey.refused": {
+    partnerVisible: false,
+    subject: none,
+    details: z.strictObject({ reason: z.enum(PASSKEY_REFUSALS) }),
   },
   "api_key.issued": {
     partnerVisible: true,

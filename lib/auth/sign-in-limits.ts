@@ -83,6 +83,34 @@ export async function throttleLoginMail(request: {
 }
 
 /**
+ * Passkey sign-ins, per client address (docs/sign-in-limits.md#passkeys): a
+ * passkey cannot be guessed, but each request for options stores a challenge
+ * and each response costs a signature check, so a client gets about as many
+ * as it may ask for sign-in mails. Options come once per sign-in page shown,
+ * so they get twice the room.
+ */
+export const PASSKEY_LIMITS = {
+  "passkey-options-client": { limit: 60, windowSeconds: 60 },
+  "passkey-sign-in-client": { limit: 30, windowSeconds: 60 },
+} as const satisfies Record<string, SignInLimit>;
+
+export type PasskeyLimitName = keyof typeof PASSKEY_LIMITS;
+
+/** Counts one request for passkey options or one passkey response against the client address. */
+export function throttlePasskeySignIn(request: {
+  limit: PasskeyLimitName;
+  clientIp: string;
+  now: Date;
+}): Promise<Refusal | null> {
+  return countInWindow(
+    request.limit,
+    PASSKEY_LIMITS[request.limit],
+    clientKey(request.clientIp),
+    request.now.getTime(),
+  );
+}
+
+/**
  * Gives back the counts of a mail request whose mail was never sent (the
  * provider refused it or could not be reached). The address limits count
  * mails that reach a mailbox, so they get their count back; the client

@@ -16,7 +16,9 @@ import { db } from "../db/client";
  * - codes minted for those tenants and not yet exchanged are deleted, so
  *   none of them becomes such an API key later.
  * Tenants sealed to a partner's recipient key are the partner's to open and
- * are left alone.
+ * are left alone. The passkeys that held the old key hold nothing now (they
+ * keep signing in; the browser wraps the new key for them again), and the
+ * backup mark is the new key's: set only when its backup was confirmed.
  */
 
 export type StartOverResult =
@@ -28,6 +30,8 @@ export async function replaceUserKey(input: {
   /** The key the person saw registered when they chose to start over. */
   replaces: string;
   publicKey: string;
+  /** The person confirmed a saved passphrase backup of the new key (today's setup screens do). */
+  backupSaved?: boolean;
   /** Who asked, for the audit log (docs/audit-log.md). */
   audit: AuditContext;
   now?: Date;
@@ -37,9 +41,17 @@ export async function replaceUserKey(input: {
     // Conditional: a second click, or another tab that already started over, changes nothing.
     const swapped = await tx.user.updateMany({
       where: { id: input.userId, publicKey: input.replaces },
-      data: { publicKey: input.publicKey, publicKeyAt: now },
+      data: {
+        publicKey: input.publicKey,
+        publicKeyAt: now,
+        keyBackupAt: input.backupSaved ? now : null,
+      },
     });
     if (swapped.count !== 1) return { replaced: false };
+    await tx.passkey.updateMany({
+      where: { userId: input.userId, wrappedKey: { not: null } },
+      data: { wrappedKey: null },
+    });
 
     const tenants = await tx.tenant.findMany({
       where: { userId: input.userId, sealingKeyKind: "user", sealingKey: input.replaces },

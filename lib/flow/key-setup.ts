@@ -2,6 +2,7 @@ import { countKeySetUp } from "../analytics/counters";
 import { parseRawPublicKey } from "../crypto/envelope";
 import { db } from "../db/client";
 import { jsonResponse } from "../http/respond";
+import { dropOtherWrappedKeys } from "../passkeys/store";
 import { guardFlowPost, type FlowPostRule } from "./guard";
 import { resolveNextStep } from "./steps";
 
@@ -12,6 +13,12 @@ import { resolveNextStep } from "./steps";
  * backup must match it, and registering the same key again (a browser that
  * resumes a setup whose answer it never got) only answers where to go next.
  * Replacing the key is starting over (lib/flow/start-over.ts).
+ *
+ * The post means the key's passphrase backup was saved and confirmed (the
+ * setup screen sends it only then, and an imported key comes from its
+ * backup), which is recorded as `User.keyBackupAt`; `backup: false` says the
+ * key is held by a passkey instead, with no backup file. Passkeys made
+ * earlier in the setup keep the key they wrap only if it is this one.
  */
 
 /**
@@ -50,13 +57,25 @@ export async function handleKeyRegistration(request: Request): Promise<Response>
   if (!publicKey) return post.refuse("invalid_key");
 
   if (user.publicKey && user.publicKey !== publicKey) return post.refuse("key_mismatch");
+  const now = new Date();
+  const backupSaved = post.body.fields.backup !== false;
   if (!user.publicKey) {
     // Conditional: two tabs registering at once cannot overwrite each other.
-    const registered = await db().user.updateMany({
-      where: { id: user.userId, publicKey: null },
-      data: { publicKey, publicKeyAt: new Date() },
+    const registered = await db().$transaction(async (tx) => {
+      const updated = await tx.user.updateMany({
+        where: { id: user.userId, publicKey: null },
+        data: { publicKey, publicKeyAt: now, ...(backupSaved ? { keyBackupAt: now } : {}) },
+      });
+      if (updated.count === 1) await dropOtherWrappedKeys(tx, user.userId, publicKey);
+      return updated.count;
     });
-    if (registered.count === 1) await countKeySetUp(flow.id);
+    if (registered === 1) await countKeySetUp(flow.id);
+  } else if (backupSaved) {
+    // The same key again: imported from its backup, or a setup resumed after its answer was lost.
+    await db().user.updateMany({
+      where: { id: user.userId, publicKey },
+      data: { keyBackupAt: now },
+    });
   }
   const stored = await db().user.findUniqueOrThrow({ where: { id: user.userId } });
   if (stored.publicKey !== publicKey) return post.refuse("key_mismatch");

@@ -37,6 +37,8 @@ export async function handleStartOver(request: Request): Promise<Response> {
     userId: user.userId,
     replaces,
     publicKey,
+    // `backup: false`: the new key is held by a passkey, with no passphrase backup saved.
+    backupSaved: fields.backup !== false,
     audit: requestAudit(request, { kind: "user", id: user.userId }),
   });
   // A new key made in this flow is a key set up, like a first one.

@@ -12,6 +12,9 @@ export function createNonce(): string {
 
 const ROUTE_HANDLER_PREFIXES = [
   "/api/",
+  // The passkey endpoints, /account's included: JSON answers.
+  "/passkeys/",
+  "/account/passkeys/",
   "/oauth/",
   "/.well-known/",
   "/healthz",

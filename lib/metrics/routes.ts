@@ -14,6 +14,8 @@ const DYNAMIC_ROUTES: readonly (readonly [RegExp, string])[] = [
   ],
   [/^\/api\/partner\/clients\/[^/]+$/, "/api/partner/clients/{clientId}"],
   [/^\/logos\/[^/]+$/, "/logos/{file}"],
+  [/^\/account\/passkeys\/[^/]+\/key$/, "/account/passkeys/{id}/key"],
+  [/^\/account\/passkeys\/[^/]+$/, "/account/passkeys/{id}"],
   [/^\/_next\//, "/_next/{asset}"],
 ];
 
@@ -74,6 +76,11 @@ export const STATIC_ROUTES: ReadonlySet<string> = new Set([
   "/account/delete",
   "/account/deleted",
   "/account/key/start-over",
+  "/account/passkeys",
+  "/passkeys/register",
+  "/passkeys/register/options",
+  "/passkeys/sign-in",
+  "/passkeys/sign-in/options",
   "/dashboard",
   "/dashboard/analytics",
   "/demo",
