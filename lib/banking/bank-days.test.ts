@@ -114,6 +114,24 @@ const noReferences = new FakeBankLedger({ references: "never", pageSize: 7, star
     pendingFrom: 20,
     bookedOn: 39,
   }),
+  // Two pending coffees at one café on two days: when the first books, the second is still
+  // pending, and the first's id goes to its booking, not to the other coffee.
+  entry({
+    key: "latte-38",
+    amount: "4.60",
+    counterparty: "Cafe Latte",
+    madeOn: 38,
+    pendingFrom: 38,
+    bookedOn: 39,
+  }),
+  entry({
+    key: "latte-39",
+    amount: "4.60",
+    counterparty: "Cafe Latte",
+    madeOn: 39,
+    pendingFrom: 39,
+    bookedOn: 41,
+  }),
   // Made on the last day: still pending when the days end.
   entry({
     key: "bakery",

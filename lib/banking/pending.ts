@@ -72,9 +72,13 @@ function distance(pending: StoredPending, candidate: Candidate): number | null {
     days = candidate.day - pendingDay;
     if (days < -1 || days > BOOKING_DELAY_DAYS) return null;
   }
+  // Still pending under another identity, the same payment keeps the day it was made.
+  const stillPending = candidate.inserted.row.status === "PDNG";
+  if (stillPending && days !== 0) return null;
   const sameAmount =
     pending.amountHash !== null && timingSafeEqualString(pending.amountHash, candidate.amountHash);
-  return (sameAmount ? 0 : 100) + Math.abs(days);
+  // On a tie, the payment's booked version before another pending entry.
+  return (sameAmount ? 0 : 100) + Math.abs(days) + (stillPending ? 0.5 : 0);
 }
 
 /**
