@@ -7,6 +7,10 @@ import * as deleteEverything from "../../app/(flow)/account/delete/route";
 import * as consentApprove from "../../app/(flow)/consent/approve/route";
 import * as loginContinue from "../../app/(flow)/login/continue/route";
 import * as startOverInFlow from "../../app/(flow)/setup/start-over/route";
+import * as passkeyRegisterOptions from "../../app/(flow)/passkeys/register/options/route";
+import * as passkeyRegister from "../../app/(flow)/passkeys/register/route";
+import * as passkeySignInOptions from "../../app/(flow)/passkeys/sign-in/options/route";
+import * as passkeySignIn from "../../app/(flow)/passkeys/sign-in/route";
 import {
   accountCsrfToken,
   type AccountAction as AnyAccountAction,
@@ -20,7 +24,7 @@ import { CONTINUE_PATH } from "../../lib/flow/continue";
 import { csrfToken } from "../../lib/flow/csrf";
 import { attachUser } from "../../lib/flow/flows";
 import { findLastMessage } from "../../lib/mail";
-import { connectBank, connectedPartnerUser } from "../bank-data";
+import { connectBank, connectedPartnerUser, partnerWithRecipientKey } from "../bank-data";
 import { keyProofFor } from "../key-proof";
 import {
   createTestClient,
@@ -29,6 +33,7 @@ import {
   signedInCookie,
   startTestFlow,
 } from "../oauth-fixtures";
+import { SoftwareAuthenticator } from "../passkey-authenticator";
 import { startRouteServer, type RouteServer } from "../route-server";
 
 /** The POST actions; the passkey actions (other methods and paths) are tested in lib/passkeys. */
@@ -60,6 +65,10 @@ beforeAll(async () => {
     "/setup/start-over": startOverInFlow,
     "/consent/approve": consentApprove,
     [CONTINUE_PATH]: loginContinue,
+    "/passkeys/register/options": passkeyRegisterOptions,
+    "/passkeys/register": passkeyRegister,
+    "/passkeys/sign-in/options": passkeySignInOptions,
+    "/passkeys/sign-in": passkeySignIn,
   });
 });
 afterAll(() => server.close());
@@ -321,5 +330,125 @@ describe("a user-key approval needs the key, not only a session", () => {
     const response = await approve(flow, cookies, { publicKey: keys.publicKeyRawB64, proof });
     expect(response.status).toBe(200);
     expect(await db().authorizationCode.count({ where: { flowId: flow.id } })).toBe(1);
+  });
+});
+
+describe("a passkey tap is a fresh sign-in", () => {
+  /** Registers a passkey of a new software authenticator for `userId` (from a fresh session). */
+  async function passkeyOf(userId: string) {
+    const cookie = await signedInCookie(userId);
+    const csrf = accountCsrfToken(await sessionOf(cookie), "add-passkey");
+    const started = await postJson("/passkeys/register/options", cookie, { csrf });
+    const { challengeId, options } = (await started.json()) as {
+      challengeId: string;
+      options: { challenge: string; rp: { id: string }; user: { id: string } };
+    };
+    const authenticator = new SoftwareAuthenticator(ISSUER);
+    const response = authenticator.create(options);
+    const registered = await postJson("/passkeys/register", cookie, {
+      csrf,
+      challengeId,
+      response,
+    });
+    expect(registered.status).toBe(201);
+    return authenticator;
+  }
+
+  /** One tap in the browser holding `cookies`: the new session's cookie and where to go on. */
+  async function tap(
+    authenticator: SoftwareAuthenticator,
+    cookies: string,
+    fields: Record<string, unknown> = {},
+  ) {
+    const started = await postJson("/passkeys/sign-in/options", cookies, {});
+    const { challengeId, options } = (await started.json()) as {
+      challengeId: string;
+      options: { challenge: string; rpId: string };
+    };
+    const response = authenticator.get(options);
+    const answer = await postJson("/passkeys/sign-in", cookies, {
+      challengeId,
+      response,
+      ...fields,
+    });
+    expect(answer.status).toBe(200);
+    const session =
+      answer.headers
+        .getSetCookie()
+        .find((cookie) => cookie.startsWith("bc_session="))
+        ?.split(";")[0] ?? "";
+    return { session, next: ((await answer.json()) as { next: string }).next };
+  }
+
+  it("a six-day-old session's irreversible change goes through after the person's passkey tap", async () => {
+    const alice = await person();
+    const authenticator = await passkeyOf(alice.user.id);
+    await ageSession(alice.cookie, SIX_DAYS);
+    const refused = await accountPost("end-access", alice.cookie, bodyFor("end-access", alice));
+    expect(refused.status).toBe(401);
+    const { location } = (await refused.json()) as { location: string };
+    const returnUrl = new URL(location, ISSUER).searchParams.get("returnUrl") ?? "";
+
+    // The sign-in page's passkey button, with the page's return path.
+    const { session, next } = await tap(authenticator, alice.cookie, { returnUrl });
+    expect(next).toBe("/account");
+    expect(await findSessionUser(cookieToken(alice.cookie))).toBeNull();
+    const renewed = await sessionOf(session);
+    expect(renewed.userId).toBe(alice.user.id);
+    const ended = await accountPost("end-access", session, {
+      csrf: accountCsrfToken(renewed, "end-access"),
+      partnerId: alice.partnerId,
+    });
+    expect(ended.status).toBe(200);
+    expect((await stateOf(alice)).liveKeys).toBe(0);
+  });
+
+  it("a stale session re-confirms a partner-key approval with a passkey tap, and the approval goes through", async () => {
+    const { client } = await partnerWithRecipientKey();
+    const user = await createTestUser();
+    const authenticator = await passkeyOf(user.id);
+    const { flowId, setCookie } = await startTestFlow(client, { state: "st" });
+    await attachUser(
+      { id: flowId, renewConnectionId: null },
+      { id: user.id, publicKey: null },
+      "partner",
+      tenantSubject(client.partnerId, user),
+    );
+    const flow = await db().flow.findUniqueOrThrow({ where: { id: flowId } });
+    const flowCookie = setCookie.split(";")[0] ?? "";
+    const stale = await signedInCookie(user.id);
+    await ageSession(stale, SIX_DAYS);
+    const approveForm = (cookies: string) =>
+      fetch(`${server.origin}/consent/approve`, {
+        method: "POST",
+        redirect: "manual",
+        headers: {
+          "Content-Type": "application/x-www-form-urlencoded",
+          Origin: ISSUER,
+          Cookie: cookies,
+          "X-Forwarded-For": `198.51.100.${randomInt(1, 255)}`,
+        },
+        body: new URLSearchParams({ csrf: csrfToken(flow, "approve") }).toString(),
+      });
+
+    const sent = await approveForm(`${flowCookie}; ${stale}`);
+    expect(sent.status).toBe(303);
+    const login = new URL(sent.headers.get("location") ?? "", ISSUER);
+    expect(login.searchParams.get("reconfirm")).toBe("1");
+    expect((await db().flow.findUniqueOrThrow({ where: { id: flowId } })).consentedAt).toBeNull();
+
+    const { session, next } = await tap(authenticator, `${flowCookie}; ${stale}`, {
+      flowId,
+      returnUrl: login.searchParams.get("returnUrl"),
+    });
+    expect(next).toBe(CONTINUE_PATH);
+    const renewed = `${flowCookie}; ${session}`;
+    const continued = await getPath(next, renewed);
+    expect(continued.headers.get("location")).toBe("/consent");
+    const approved = await approveForm(renewed);
+    expect(approved.headers.get("location")).toBe("/banks");
+    expect(
+      (await db().flow.findUniqueOrThrow({ where: { id: flowId } })).consentedAt,
+    ).not.toBeNull();
   });
 });
