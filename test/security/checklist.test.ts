@@ -75,6 +75,17 @@ const CHECKLIST_ITEMS = [
   "a user-key approval needs proof that the browser holds the private key (the page's sealed challenge), never the public key and a session alone",
   "the holder's location (X-Psu-Geo-Location) reaches the bank only in the GEO:<lat>;<long> form and only with a public IP address and a user agent, like every PSU header",
   "bank data matching keys (a pending transaction and its booked version) are keyed hashes, never plaintext",
+  "passkeys: the relying-party id is the issuer's host and the origin its own; an answer made on another origin or for another relying-party id is refused",
+  "passkeys: user verification required at registration and at every sign-in",
+  "passkey challenges are single-use (deleted when checked), expire after 5 minutes and belong to one ceremony and person",
+  "a passkey's signature counter must grow unless it stays 0 on both sides; counter, backup state and last use are recorded",
+  "an unknown or removed passkey, or an answer whose signature does not verify, signs nobody in",
+  "passkey sign-ins limited per client address like the sign-in mails",
+  "the key a passkey holds is handed over only after a verified assertion of that passkey and only when it wraps the registered key; starting over or registering another key drops it",
+  "My access passkeys: another person's passkey is neither listed, removed nor given a key (IDOR); the last passkey holding the key is never removed without a confirmed backup, not even by two removals at once",
+  "adding or removing a passkey needs same Origin, its CSRF token (the account action's, or the flow's key-setup token) and a fresh sign-in",
+  "a passkey tap is a fresh sign-in of the passkey's person: a new session replaces the browser's old one and re-confirms an irreversible change or a partner-key approval",
+  "passkey events audited (added, removed, used, refused) and no credential id, public key, wrapped key or ceremony data in logs",
 ] as const;
 
 interface Proof {
