@@ -179,12 +179,16 @@ export default function FlowPage() {
       <ol>
         <li>
           <strong>Sign in</strong> (<code>/login</code>): one mail with a single-use link and a
-          6-digit code, valid 15 minutes, 5 attempts.
+          6-digit code, valid 15 minutes, 5 attempts; or one tap of a passkey the user registered
+          here before, at your service or another partner&apos;s (no mail). Either way the result is
+          the same signed-in user; nothing changes for you.
         </li>
         <li>
           <strong>Key setup</strong> (<code>/setup</code>, user-key mode only): the user&apos;s
           P-256 key is made in the browser and protected with a passphrase; only the public half is
-          sent. On a new device the user imports the backup file.
+          sent. Where the user&apos;s passkey supports it, the passkey holds the key instead of a
+          passphrase, and a synced passkey brings it to a new device; otherwise the user imports the
+          backup file there.
         </li>
         <li>
           <strong>Bank</strong> (<code>/banks</code>): search and country filter, then the
