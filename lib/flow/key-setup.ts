@@ -2,7 +2,7 @@ import { countKeySetUp } from "../analytics/counters";
 import { parseRawPublicKey } from "../crypto/envelope";
 import { db } from "../db/client";
 import { jsonResponse } from "../http/respond";
-import { dropOtherWrappedKeys } from "../passkeys/store";
+import { dropOtherWrappedKeys, isHeldByPasskey } from "../passkeys/store";
 import { guardFlowPost, type FlowPostRule } from "./guard";
 import { resolveNextStep } from "./steps";
 
@@ -14,11 +14,13 @@ import { resolveNextStep } from "./steps";
  * resumes a setup whose answer it never got) only answers where to go next.
  * Replacing the key is starting over (lib/flow/start-over.ts).
  *
- * The post means the key's passphrase backup was saved and confirmed (the
- * setup screen sends it only then, and an imported key comes from its
- * backup), which is recorded as `User.keyBackupAt`; `backup: false` says the
- * key is held by a passkey instead, with no backup file. Passkeys made
- * earlier in the setup keep the key they wrap only if it is this one.
+ * On the passphrase path the post means the key's backup was saved and
+ * confirmed (the setup screen sends it only then, and an imported key comes
+ * from its backup), which is recorded as `User.keyBackupAt`. A key that a
+ * passkey of the person already holds came by the passkey path, where no
+ * backup file is made, and `backup: false` says so outright: then nothing is
+ * recorded. Passkeys made earlier in the setup keep the key they wrap only
+ * if it is this one.
  */
 
 /**
@@ -58,7 +60,8 @@ export async function handleKeyRegistration(request: Request): Promise<Response>
 
   if (user.publicKey && user.publicKey !== publicKey) return post.refuse("key_mismatch");
   const now = new Date();
-  const backupSaved = post.body.fields.backup !== false;
+  const backupSaved =
+    post.body.fields.backup !== false && !(await isHeldByPasskey(db(), user.userId, publicKey));
   if (!user.publicKey) {
     // Conditional: two tabs registering at once cannot overwrite each other.
     const registered = await db().$transaction(async (tx) => {

@@ -882,12 +882,13 @@ describe("the key and its passkeys through setup and starting over", () => {
     expect((await userRow(alice.user.id)).keyBackupAt).toBeNull();
   });
 
-  it("registering the key the passkey wraps keeps it, and a confirmed backup is recorded", async () => {
+  it("registering the key the passkey wraps keeps it, and records no backup: none was made", async () => {
     const { alice, flow } = await atKeyStep();
     const token = csrfToken(flow, "key-setup");
     const made = generateKeyPair();
     const wrappedKey = await wrappedKeyOf(made);
     expect((await register(alice, newAuthenticator(), { wrappedKey }, token)).status).toBe(201);
+    // Even without `backup: false`: the passkey holding the key shows the path it came by.
     const keyPosted = await post("/setup/key", alice.browser, {
       csrf: token,
       publicKey: made.publicKeyRawB64,
@@ -895,7 +896,23 @@ describe("the key and its passkeys through setup and starting over", () => {
     expect(keyPosted.status).toBe(200);
     const passkey = await db().passkey.findFirstOrThrow({ where: { userId: alice.user.id } });
     expect(passkey.wrappedKey).toBe(wrappedKey);
-    // Posted without `backup: false`: today's setup, which registers only after the backup is confirmed.
+    expect((await userRow(alice.user.id)).keyBackupAt).toBeNull();
+    // Posted again (a resumed setup), it still records none.
+    await post("/setup/key", alice.browser, { csrf: token, publicKey: made.publicKeyRawB64 });
+    expect((await userRow(alice.user.id)).keyBackupAt).toBeNull();
+  });
+
+  it("the passphrase path registers the key once its backup is confirmed, and records that backup", async () => {
+    const { alice, flow } = await atKeyStep();
+    const token = csrfToken(flow, "key-setup");
+    // A passkey that signs in only (no PRF) holds nothing.
+    expect((await register(alice, newAuthenticator(), {}, token)).status).toBe(201);
+    const made = generateKeyPair();
+    const keyPosted = await post("/setup/key", alice.browser, {
+      csrf: token,
+      publicKey: made.publicKeyRawB64,
+    });
+    expect(keyPosted.status).toBe(200);
     expect((await userRow(alice.user.id)).keyBackupAt).not.toBeNull();
   });
 

@@ -139,6 +139,19 @@ export function setPasskeyKey(input: {
   });
 }
 
+/** One of the user's passkeys holds `publicKey`'s private key. */
+export async function isHeldByPasskey(
+  tx: Pick<Prisma.TransactionClient, "passkey">,
+  userId: string,
+  publicKey: string,
+): Promise<boolean> {
+  const holders = await tx.passkey.findMany({
+    where: { userId, wrappedKey: { not: null } },
+    select: { wrappedKey: true },
+  });
+  return holders.some((passkey) => wrapsKey(passkey.wrappedKey, publicKey));
+}
+
 /**
  * After a key is registered (a first setup): the passkeys that wrap another
  * key (made earlier in a setup that another tab overtook) hold nothing.
