@@ -81,6 +81,8 @@ export type SignInResult =
     }
   | { ok: false; error: SignInError };
 
+export const MAX_COUNTER = 2 ** 31 - 1;
+
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest();
 
 /**
@@ -192,6 +194,8 @@ export async function verifySignIn(input: {
   }
 
   const counter = info.newCounter;
+  // Stored as a 32-bit signed integer; no real authenticator counts this far.
+  if (counter > MAX_COUNTER) return refuse("malformed");
   if ((counter > 0 || passkey.counter > 0) && counter <= passkey.counter) {
     return refuse("counter_replayed");
   }

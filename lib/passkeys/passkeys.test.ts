@@ -446,6 +446,9 @@ describe("passkey sign-in", () => {
       "counter_replayed",
     ]);
     expect((await signIn(authenticator, newBrowser(), { counter: 6 })).answer.status).toBe(200);
+    // Beyond what the service counts: refused, never an error.
+    const { answer } = await signIn(authenticator, newBrowser(), { counter: 2 ** 32 - 1 });
+    expect(await refusalOf(answer)).toBe("passkey_invalid");
   });
 
   it("refuses an unknown credential, and one that was removed", async () => {

@@ -7,6 +7,7 @@ import {
 import type { AuditContext } from "../audit/events";
 import { recordAuditEvent } from "../audit/record";
 import { db, Prisma } from "../db/client";
+import { MAX_COUNTER } from "./authentication";
 import { CHALLENGE_LIFETIME_SECONDS, storeChallenge, takeChallenge } from "./challenges";
 import { PASSKEY_ALGORITHMS, prfExtension, relyingParty } from "./relying-party";
 import { userHandleOf } from "./user-handle";
@@ -139,6 +140,7 @@ export async function registerPasskey(input: {
     });
     if (!verification.verified) return { ok: false, refusal: "passkey_invalid" };
     info = verification.registrationInfo;
+    if (info.credential.counter > MAX_COUNTER) return { ok: false, refusal: "passkey_invalid" };
   } catch {
     // The library's messages quote what was sent; none of it is kept.
     return { ok: false, refusal: "passkey_invalid" };
