@@ -3,10 +3,12 @@ import { query, sql, type SqlFragment } from "../db/sql";
 import {
   acceptApiKey,
   authenticateApiKeyRequest,
+  insufficientScope,
   refuseApiKey,
   refuseOutsideScope,
 } from "../oauth/bearer";
 import { readApiKeyCredential, readWithApiKey, type ApiKeyPrincipal } from "../keys/api-keys";
+import { isPersonalKey } from "../oauth/personal-keys";
 import { log } from "../log";
 import { apiJson } from "./data";
 
@@ -54,6 +56,19 @@ export function dataOperation(operation: Operation) {
     if (principal instanceof Response) return principal;
     return operation(principal, request, params);
   });
+}
+
+/**
+ * An operation for a person's own key only (docs/own-data.md): listing the
+ * banks and starting a bank connection. A partner's key is answered 403
+ * insufficient_scope there, as on every path outside the five data operations.
+ */
+export function personalOperation(operation: Operation) {
+  return dataOperation((principal, request, params) =>
+    isPersonalKey(principal)
+      ? operation(principal, request, params)
+      : Promise.resolve(insufficientScope()),
+  );
 }
 
 /** A read of the key's tenant, planned from the request before the key is checked. */

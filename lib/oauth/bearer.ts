@@ -82,14 +82,20 @@ export async function authenticateApiKeyOrRefuse(
   }
 }
 
+/** The 403 for a valid key on an operation its scope does not permit (RFC 6750 §3.1). */
+export function insufficientScope(): Response {
+  return bearerErrorResponse(
+    new OAuthError("insufficient_scope", "the accounts.read scope does not permit this operation"),
+  );
+}
+
 /**
  * Per /docs/data, a key's scope permits exactly the five data operations; every
- * other API path answers 403 insufficient_scope to a valid key.
+ * other API path answers 403 insufficient_scope to a valid key. A person's own
+ * key may also use the bank list and start a bank connection (docs/own-data.md).
  */
 export async function refuseOutsideScope(request: Request): Promise<Response> {
   const principal = await authenticateApiKeyOrRefuse(request);
   if (principal instanceof Response) return principal;
-  return bearerErrorResponse(
-    new OAuthError("insufficient_scope", "the accounts.read scope does not permit this operation"),
-  );
+  return insufficientScope();
 }
