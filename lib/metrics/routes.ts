@@ -75,6 +75,7 @@ export const STATIC_ROUTES: ReadonlySet<string> = new Set([
   "/account/banks/remove",
   "/account/delete",
   "/account/deleted",
+  "/account/key/backup-saved",
   "/account/key/start-over",
   "/account/passkeys",
   "/passkeys/register",
