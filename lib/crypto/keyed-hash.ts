@@ -44,6 +44,8 @@ export const KEYED_HASH_PURPOSES = [
   "recipient-key-challenge",
   "key-proof",
   "sign-in-limit",
+  "cli-sign-in-code",
+  "cli-sign-in-csrf",
 ] as const;
 
 export type KeyedHashPurpose = (typeof KEYED_HASH_PURPOSES)[number];

@@ -10,6 +10,7 @@ import {
   baselineHeaders,
   createNonce,
   formActionAllowedAnywhere,
+  formActionToLoopback,
   isRouteHandler,
   pageCsp,
   PATH_HEADER,
@@ -212,6 +213,7 @@ function passOn(pathname: string, settings: EdgeSettings): EdgePass {
   const csp = pageCsp(nonce, {
     development: settings.development,
     formActionAnywhere: formActionAllowedAnywhere(pathname),
+    formActionLoopback: formActionToLoopback(pathname),
   });
   return {
     requestHeaders: { "x-nonce": nonce, [PATH_HEADER]: pathname, "content-security-policy": csp },

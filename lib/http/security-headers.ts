@@ -47,6 +47,11 @@ const ACCOUNT_ROUTE_HANDLERS = new Set([
   "/account/key/backup-saved",
   "/account/delete",
 ]);
+/**
+ * The command-line sign-in's endpoints (/auth/cli/start is their page): the
+ * confirmation's redirect, the code's exchange and key setup's JSON.
+ */
+const CLI_ROUTE_HANDLERS = new Set(["/auth/cli/confirm", "/auth/cli/token", "/auth/cli/key"]);
 /** The demo partner's form endpoints (/demo is its page): redirects only. */
 const DEMO_ROUTE_HANDLERS = new Set([
   "/demo/start",
@@ -65,6 +70,7 @@ export function isRouteHandler(pathname: string): boolean {
   return (
     FLOW_ROUTE_HANDLERS.has(pathname) ||
     ACCOUNT_ROUTE_HANDLERS.has(pathname) ||
+    CLI_ROUTE_HANDLERS.has(pathname) ||
     DEMO_ROUTE_HANDLERS.has(pathname) ||
     ROUTE_HANDLER_PREFIXES.some(
       (prefix) => pathname === prefix.replace(/\/$/, "") || pathname.startsWith(prefix),
@@ -84,9 +90,19 @@ export function formActionAllowedAnywhere(pathname: string): boolean {
   return pathname === "/consent";
 }
 
+/**
+ * The command-line sign-in's question (docs/own-data.md): its form's answer
+ * sends the browser on to the program's listener on the loopback address
+ * (RFC 8252), a redirect the form-action directive governs too. Only
+ * `http://127.0.0.1` is added, never another host.
+ */
+export function formActionToLoopback(pathname: string): boolean {
+  return pathname === "/auth/cli/start";
+}
+
 export function pageCsp(
   nonce: string,
-  options: { development: boolean; formActionAnywhere?: boolean },
+  options: { development: boolean; formActionAnywhere?: boolean; formActionLoopback?: boolean },
 ): string {
   const directives = [
     "default-src 'self'",
@@ -99,7 +115,9 @@ export function pageCsp(
     "connect-src 'self'",
     "object-src 'none'",
     "base-uri 'none'",
-    ...(options.formActionAnywhere ? [] : ["form-action 'self'"]),
+    ...(options.formActionAnywhere
+      ? []
+      : [`form-action 'self'${options.formActionLoopback ? " http://127.0.0.1:*" : ""}`]),
     "frame-ancestors 'none'",
   ];
   return directives.join("; ");
