@@ -112,6 +112,25 @@ export const syncResultExample = { newTransactions: 3, totalFetched: 27 };
 export const bulkSyncRequestExample = { items: [{ accountId: ACCOUNT_ID, uid: UID }] };
 export const bulkSyncResultExample = { accounts: 1, newTransactions: 3, failures: [] };
 
+export const banksExample = [
+  {
+    name: "Sandbox Nordbank DK",
+    country: "DK",
+    logo: null,
+    bic: "SBNODKKK",
+    beta: false,
+    psuTypes: ["personal", "business"],
+  },
+];
+export const authorizationRequestExample = {
+  country: "DK",
+  aspspName: "Sandbox Nordbank DK",
+  psuType: "personal",
+};
+export const authorizationUrlExample = {
+  url: "https://bank.example/consent?authorization=9f1c2e7a",
+};
+
 export const healthExample = { status: "ok", database: "ok" };
 export const unhealthyExample = { status: "unavailable", database: "unreachable" };
 

@@ -129,6 +129,63 @@ const keyRefusals = {
   "429": noBody("Rate limited (no body; Retry-After)"),
 };
 
+/** A partner's key on an operation for a person's own key only (docs/own-data.md). */
+const partnerKeyRefused = error(
+  "insufficient_scope: a partner's key; only a person's own key may do this",
+  "insufficient_scope",
+  "the accounts.read scope does not permit this operation",
+);
+
+/** The bank list and connecting a bank: a person's own key only (docs/own-data.md). */
+function ownDataPaths() {
+  return {
+    "/api/aspsps": {
+      get: {
+        summary: "The banks that can be connected (a person's own key)",
+        security: apiKey,
+        parameters: [
+          query(
+            "country",
+            { type: "string", pattern: "^[A-Za-z]{2}$" },
+            "ISO 3166-1 alpha-2, e.g. DK; every country when left out",
+          ),
+        ],
+        responses: {
+          "200": json({ type: "array", items: ref("Bank") }, examples.banksExample),
+          "400": error(
+            "A country that is not an ISO 3166-1 alpha-2 code",
+            "invalid_request",
+            "country must be an ISO 3166-1 alpha-2 code, e.g. DK",
+          ),
+          "503": problem("transient: the bank list cannot be read now", 503, "transient"),
+          ...keyRefusals,
+          "403": partnerKeyRefused,
+        },
+      },
+    },
+    "/api/authorizations": {
+      post: {
+        summary: "Start connecting a bank: its consent page (a person's own key)",
+        description:
+          "The bank sends the browser back to this service, which stores the connection for the key's person; it then appears in GET /api/connections.",
+        security: apiKey,
+        requestBody: jsonBody(ref("AuthorizationRequest"), examples.authorizationRequestExample),
+        responses: {
+          "200": json(ref("AuthorizationUrl"), examples.authorizationUrlExample),
+          "400": problem("invalid_request", 400, "invalid_request"),
+          "404": problem("not_found: no such bank in the country", 404, "not_found"),
+          "409": problem("key_required: the person has not set up a key", 409, "key_required"),
+          "413": tooLarge,
+          "502": problem("bank_error", 502, "bank_error"),
+          "503": problem("transient", 503, "transient"),
+          ...keyRefusals,
+          "403": partnerKeyRefused,
+        },
+      },
+    },
+  };
+}
+
 function paths() {
   return {
     "/.well-known/oauth-authorization-server": {
@@ -358,6 +415,7 @@ function paths() {
         },
       },
     },
+    ...ownDataPaths(),
     ...partnerPaths(),
     "/healthz": {
       get: {

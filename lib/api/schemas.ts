@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PSU_TYPES } from "../upstream/types";
 
 /**
  * The data API's wire shapes (/docs/data) as zod schemas: the sync handlers
@@ -141,6 +142,35 @@ export const SyncProblem = z
     detail: z.string().optional(),
   })
   .meta({ id: "SyncProblem" });
+
+/** A bank that can be connected (`GET /api/aspsps`, a person's own key: docs/own-data.md). */
+export const BankWire = z
+  .object({
+    name: z.string().describe("The bank's name, as POST /api/authorizations takes it"),
+    country: z.string().describe("ISO 3166-1 alpha-2"),
+    logo: z.string().nullable().describe("The bank's logo at the upstream, when it names one"),
+    bic: z.string().nullable(),
+    beta: z.boolean().describe("The upstream connects this bank in beta"),
+    psuTypes: z.array(z.enum(PSU_TYPES)).describe("personal, business"),
+  })
+  .meta({ id: "Bank" });
+export type BankWire = z.infer<typeof BankWire>;
+
+/** `POST /api/authorizations`: which bank to connect, for which kind of customer. */
+export const AuthorizationRequest = z
+  .object({
+    country: z.string().regex(/^[A-Za-z]{2}$/, "an ISO 3166-1 alpha-2 code, e.g. DK"),
+    aspspName: z.string().min(1).max(200),
+    psuType: z
+      .enum(PSU_TYPES)
+      .optional()
+      .describe("personal or business; the bank's personal access when left out"),
+  })
+  .meta({ id: "AuthorizationRequest" });
+
+export const AuthorizationUrl = z
+  .object({ url: z.string().describe("The bank's consent page, to open in a browser") })
+  .meta({ id: "AuthorizationUrl" });
 
 export const ErrorBody = z
   .object({ error: z.string(), error_description: z.string().optional() })

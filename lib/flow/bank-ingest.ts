@@ -35,7 +35,8 @@ export const INGEST_SLOT_WAIT_MS = 120_000;
 const SLOT_RETRY_MS = 1_000;
 
 export interface IngestJob {
-  flowId: string;
+  /** Null for a connection a person's own key started (POST /api/authorizations): no flow to count. */
+  flowId: string | null;
   authorizationId: string;
   /** The upstream's authorization code, completed in the background. */
   code: string;
@@ -104,7 +105,7 @@ async function runIngest(id: string, job: IngestJob): Promise<void> {
           ? await renewConnection({ ...store, connectionId: job.renewConnectionId }, progress)
           : await storeConnection(store, progress);
         connected = true;
-        await countBankConnected(job.flowId);
+        if (job.flowId) await countBankConnected(job.flowId);
         await record({ state: "history", connectionId: connection.connectionId });
         await storeHistory(
           { sealingKey: job.sealingKey, upstream: bank, accounts: connection.accounts },
@@ -121,7 +122,9 @@ async function runIngest(id: string, job: IngestJob): Promise<void> {
     const outcome: Progress = connected
       ? { state: "done" }
       : { state: "failed", failure: busy ? "busy" : "failed" };
-    if (!connected) await countFlowFailure(job.flowId, busy ? "bank_busy" : "bank_failed");
+    if (!connected && job.flowId) {
+      await countFlowFailure(job.flowId, busy ? "bank_busy" : "bank_failed");
+    }
     await record(outcome).catch((cause: unknown) =>
       log.warn("banks.ingest_failed", { error: cause }),
     );

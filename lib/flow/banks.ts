@@ -169,13 +169,17 @@ export async function handleBankRenew(request: Request): Promise<Response> {
  */
 export async function handleBankCallback(request: Request): Promise<Response> {
   const params = new URL(request.url).searchParams;
-  const signedIn = await signedInFlow(request);
-  if (signedIn instanceof Response) return signedIn;
-  const { flow, user } = signedIn;
   const state = params.get("state") ?? "";
   const authorization = await db().bankAuthorization.findFirst({
     where: { stateHash: { in: keyedHashCandidates("bank-state", state) } },
   });
+  // Started by a person's own key (POST /api/authorizations): no flow and no browser to bind to.
+  if (authorization && authorization.flowId === null && authorization.tenantId !== null) {
+    return ownKeyCallback({ ...authorization, tenantId: authorization.tenantId }, params);
+  }
+  const signedIn = await signedInFlow(request);
+  if (signedIn instanceof Response) return signedIn;
+  const { flow, user } = signedIn;
   // Bound to this browser's flow, used once, not stale.
   if (!authorization || authorization.flowId !== flow.id || authorization.expiresAt <= new Date()) {
     return redirect("/banks?notice=failed");
@@ -225,6 +229,68 @@ export async function handleBankCallback(request: Request): Promise<Response> {
     requiredPsuHeaders: fromStoredPsuHeaders(authorization.requiredPsuHeaders),
   });
   return redirect("/banks/progress");
+}
+
+/** Where the browser lands after the bank, for a connection a person's own key started. */
+export const OWN_KEY_DONE_PATH = "/banks/connected";
+
+interface OwnKeyAuthorization {
+  id: string;
+  tenantId: string;
+  aspspName: string;
+  aspspCountry: string;
+  expiresAt: Date;
+  completedAt: Date | null;
+  requiredPsuHeaders: string | null;
+}
+
+/**
+ * The bank's callback for a connection a person's own key started
+ * (docs/own-data.md): the program that asked for it waits for it in
+ * GET /api/connections. The state, 256 random bits that only the consent
+ * address carried, binds the callback to the authorization, which is used
+ * once and not after 30 minutes; the connection is stored for the key's
+ * tenant with the hosted flow's ingest. The browser gets a page that says
+ * how it went and that the program shows the rest.
+ */
+async function ownKeyCallback(
+  authorization: OwnKeyAuthorization,
+  params: URLSearchParams,
+): Promise<Response> {
+  const done = (result: "connecting" | "connected" | "denied" | "failed") =>
+    redirect(`${OWN_KEY_DONE_PATH}?result=${result}`);
+  if (authorization.expiresAt <= new Date()) return done("failed");
+  if (authorization.completedAt) {
+    const connected = await db().connection.count({
+      where: {
+        tenantId: authorization.tenantId,
+        aspspName: authorization.aspspName,
+        aspspCountry: authorization.aspspCountry,
+      },
+    });
+    return done(connected > 0 ? "connected" : "failed");
+  }
+  const claimed = await db().bankAuthorization.updateMany({
+    where: { id: authorization.id, completedAt: null },
+    data: { completedAt: new Date() },
+  });
+  if (claimed.count !== 1) return done("failed");
+  if (params.get("error")) return done("denied");
+  const tenant = await db().tenant.findUniqueOrThrow({
+    where: { id: authorization.tenantId },
+    select: { sealingKey: true },
+  });
+  if (!tenant.sealingKey) return done("failed");
+  await startIngest({
+    flowId: null,
+    authorizationId: authorization.id,
+    code: params.get("code") ?? "",
+    tenantId: authorization.tenantId,
+    sealingKey: tenant.sealingKey,
+    renewConnectionId: null,
+    requiredPsuHeaders: fromStoredPsuHeaders(authorization.requiredPsuHeaders),
+  });
+  return done("connecting");
 }
 
 const statusJson = (status: number, body: unknown) => privateJson(body, status);

@@ -24,6 +24,8 @@ export const ROUTE_METHODS: Readonly<Record<string, readonly RouteMethod[]>> = O
   ["/api/accounts", ["GET", "POST", "PUT", "PATCH", "DELETE"]],
   ["/api/accounts/[id]/sync", ["GET", "POST", "PUT", "PATCH", "DELETE"]],
   ["/api/accounts/[id]/transactions", ["GET", "POST", "PUT", "PATCH", "DELETE"]],
+  ["/api/aspsps", ["GET", "POST", "PUT", "PATCH", "DELETE"]],
+  ["/api/authorizations", ["GET", "POST", "PUT", "PATCH", "DELETE"]],
   ["/api/connect/clients/[clientId]/branding", ["GET"]],
   ["/api/connections", ["GET", "POST", "PUT", "PATCH", "DELETE"]],
   ["/api/partner/analytics", ["GET", "POST", "PUT", "PATCH", "DELETE"]],

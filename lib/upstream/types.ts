@@ -33,6 +33,10 @@ export interface Aspsp {
   requiredPsuHeaders: string[];
   /** A bank that exists only to test failures (the sandbox's scenario banks): listed apart. */
   testOnly?: boolean;
+  /** The bank's logo at the upstream (Enable Banking `logo`), when it names one. */
+  logo?: string | null;
+  /** The upstream connects the bank in beta (Enable Banking `beta`). */
+  beta?: boolean;
 }
 
 export interface StartAuthorizationInput {

@@ -89,6 +89,7 @@ const CHECKLIST_ITEMS = [
   "the command-line sign-in sends its code only to http://127.0.0.1:<port>/callback, after checking the port and the S256 challenge; a bad request is never redirected",
   "command-line sign-in codes: single use, valid minutes, redeemed only with the PKCE verifier; a wrong verifier burns the code, a replay with the right one revokes its key",
   "CSRF and same Origin on the command-line sign-in's confirmation and key setup, the token bound to the session and to the request's port, challenge and state",
+  "a partner's key is refused 403 on the bank list and on starting a bank connection; a person's own key lists banks, connects them and reads only for its own person",
 ] as const;
 
 interface Proof {

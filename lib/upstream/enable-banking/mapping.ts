@@ -49,6 +49,8 @@ export function toAspsp(resource: AspspResource): Aspsp {
     name: resource.name,
     country: resource.country.toUpperCase(),
     bic: orNull(resource.bic),
+    logo: orNull(resource.logo),
+    beta: resource.beta === true,
     psuTypes: (resource.psu_types ?? []).filter(isPsuType),
     // Whole days, rounded down: asking for more than the bank grants fails the consent.
     maxConsentDays:

@@ -50,6 +50,8 @@ export const aspspListSchema = z.object({
       name: z.string(),
       country: z.string(),
       bic: optionalText,
+      logo: optionalText,
+      beta: z.boolean().nullish(),
       psu_types: z.array(z.string()).nullish(),
       /** Seconds. */
       maximum_consent_validity: z.number().nullish(),
