@@ -17,6 +17,10 @@ export default function QuickStartPage() {
         Bank data only ever leaves the service as <Link href="/docs/envelopes">envelopes</Link>{" "}
         sealed to a key the service does not hold.
       </p>
+      <p>
+        Reading your own bank data with your own tools, such as the command-line client? See{" "}
+        <Link href="/docs/own-data">Use your own data</Link>.
+      </p>
 
       <h2>What you need</h2>
       <ul>

@@ -33,6 +33,7 @@ export const DOC_PAGES: DocPage[] = [
   { path: "/docs/recipient-keys", title: "Recipient keys", examples: ["openEnvelope"] },
   { path: "/docs/key-rotation", title: "Replacing the decryption key", examples: [] },
   { path: "/docs/creating-partners", title: "How a partner gets created", examples: [] },
+  { path: "/docs/own-data", title: "Use your own data", examples: [] },
 ];
 
 export const OPENAPI_PATH = "/openapi.json";
