@@ -230,6 +230,32 @@ test("login with a real loopback listener, then banks, connect to a sandbox bank
     expect(Number.isInteger(one.newTransactions) && Number.isInteger(one.totalFetched)).toBe(true);
     const all = (await sdk(apiKey, "/api/sync", { items: uids })) as { accounts: number };
     expect(all.accounts).toBe(uids.length);
+
+    // My access lists the key; a key made by hand shows its value once; Revoke ends the program's.
+    await page.goto("/account");
+    const panel = page.locator('section[aria-labelledby="own-keys-title"]');
+    await expect(panel.getByTestId("own-key")).toHaveCount(1);
+    await expect(panel.getByTestId("own-key")).toContainText("Command-line client");
+    await expect(panel.getByTestId("own-key")).toContainText(`${token.prefix}…`);
+    await panel.locator("#own-key-name").fill("Budget sheet");
+    await panel.locator('form button[type="submit"]').click();
+    await expect(panel.getByTestId("own-key-made")).toBeVisible();
+    const made = await panel.locator("#own-key-value").inputValue();
+    recordSecret("api key", made);
+    expect(made).toMatch(/^ebk_/);
+    expect(await sdk(made, "/api/connections")).toHaveLength(1);
+    await expect(panel.getByTestId("own-key")).toHaveCount(2);
+    await panel.scrollIntoViewIfNeeded();
+    await checkScreenWidths(page, "cli-own-keys-en");
+    const cliKey = panel.getByTestId("own-key").filter({ hasText: "Command-line client" });
+    await cliKey.getByRole("button", { name: /^Revoke/ }).click();
+    await cliKey.getByRole("button", { name: "Revoke the key" }).click();
+    await expect(panel.locator('p[role="status"]')).toHaveText("Command-line client is revoked.");
+    await expect(panel.getByTestId("own-key")).toHaveCount(1);
+    const refused = await fetch(`${E2E_ORIGIN}/api/accounts`, {
+      headers: { "X-Api-Key": apiKey, "User-Agent": GO_AGENT },
+    });
+    expect(refused.status).toBe(401);
     await context.close();
 
     // The same screens in German, and the refusals and the cancelled screen.
@@ -253,6 +279,11 @@ test("login with a real loopback listener, then banks, connect to a sandbox bank
     await checkScreenWidths(de, "cli-invalid-de");
     await de.goto("/banks/connected?result=connecting");
     await checkScreenWidths(de, "cli-bank-connected-de");
+    await de.goto("/account");
+    await expect(de.locator('section[aria-labelledby="own-keys-title"] h2')).toHaveText(
+      "Ihre eigenen Schlüssel",
+    );
+    await checkScreenWidths(de, "cli-own-keys-de");
     await german.close();
 
     const english = await signedIn(browser, email, "en-US");

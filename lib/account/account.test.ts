@@ -16,7 +16,11 @@ import { loadAccountOverview } from "./overview";
 import { accountCsrfToken, type AccountAction as AnyAccountAction } from "./session";
 
 /** The POST actions; the passkey actions (other methods and paths) are tested in lib/passkeys. */
-type AccountAction = Exclude<AnyAccountAction, "add-passkey" | "remove-passkey">;
+// Passkeys and personal keys have tests of their own (lib/passkeys, test/security/personal-keys-panel.test.ts).
+type AccountAction = Exclude<
+  AnyAccountAction,
+  "add-passkey" | "remove-passkey" | "create-key" | "revoke-key"
+>;
 
 /** A person who granted a partner access and connected a bank, signed in in a browser. */
 async function person() {

@@ -22,7 +22,10 @@ export type AccountAction =
   | "delete"
   /** Registering a passkey, and giving one the key (lib/passkeys/handlers.ts). */
   | "add-passkey"
-  | "remove-passkey";
+  | "remove-passkey"
+  /** Making a personal key by hand, and revoking one (lib/account/personal-keys.ts). */
+  | "create-key"
+  | "revoke-key";
 
 export const ACCOUNT_ACTIONS = [
   "end-access",
@@ -31,6 +34,8 @@ export const ACCOUNT_ACTIONS = [
   "delete",
   "add-passkey",
   "remove-passkey",
+  "create-key",
+  "revoke-key",
 ] as const satisfies readonly AccountAction[];
 
 /**
@@ -61,6 +66,8 @@ export const ACCOUNT_ACTION_PAGES: Record<AccountAction, string> = {
   delete: "/account",
   "add-passkey": "/account",
   "remove-passkey": "/account",
+  "create-key": "/account",
+  "revoke-key": "/account",
 };
 
 /**

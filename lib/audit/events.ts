@@ -60,6 +60,8 @@ export const API_KEY_REVOCATIONS = [
   // The user ended the partner's access, or deleted everything, on /account.
   "user_ended_access",
   "user_deleted",
+  // The person revoked one of their own personal keys on /account (docs/own-data.md).
+  "user_revoked_own_key",
 ] as const;
 
 export const AUDIT_EVENTS = {

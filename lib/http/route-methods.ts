@@ -16,6 +16,8 @@ export const ROUTE_METHODS: Readonly<Record<string, readonly RouteMethod[]>> = O
   ["/account/delete", ["POST"]],
   ["/account/key/backup-saved", ["POST"]],
   ["/account/key/start-over", ["POST"]],
+  ["/account/keys", ["POST"]],
+  ["/account/keys/revoke", ["POST"]],
   ["/account/passkeys", ["GET"]],
   ["/account/passkeys/[id]", ["DELETE"]],
   ["/account/passkeys/[id]/key", ["PUT"]],

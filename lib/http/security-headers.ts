@@ -46,6 +46,8 @@ const ACCOUNT_ROUTE_HANDLERS = new Set([
   "/account/key/start-over",
   "/account/key/backup-saved",
   "/account/delete",
+  "/account/keys",
+  "/account/keys/revoke",
 ]);
 /**
  * The command-line sign-in's endpoints (/auth/cli/start is their page): the

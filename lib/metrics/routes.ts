@@ -84,6 +84,8 @@ export const STATIC_ROUTES: ReadonlySet<string> = new Set([
   "/account/deleted",
   "/account/key/backup-saved",
   "/account/key/start-over",
+  "/account/keys",
+  "/account/keys/revoke",
   "/account/passkeys",
   "/passkeys/register",
   "/passkeys/register/options",

@@ -37,7 +37,11 @@ import { SoftwareAuthenticator } from "../passkey-authenticator";
 import { startRouteServer, type RouteServer } from "../route-server";
 
 /** The POST actions; the passkey actions (other methods and paths) are tested in lib/passkeys. */
-type AccountAction = Exclude<AnyAccountAction, "add-passkey" | "remove-passkey">;
+// Passkeys and personal keys have tests of their own (lib/passkeys, test/security/personal-keys-panel.test.ts).
+type AccountAction = Exclude<
+  AnyAccountAction,
+  "add-passkey" | "remove-passkey" | "create-key" | "revoke-key"
+>;
 
 /**
  * A session that is days old, or a session cookie copied to another

@@ -18,6 +18,7 @@ import { BankList } from "./bank-list";
 import { DeleteForm } from "./delete-form";
 import { EndedAccessProvider } from "./ended-access";
 import { KeyPanel } from "./key-panel";
+import { PersonalKeysPanel } from "./personal-keys-panel";
 import "./account.css";
 
 /**
@@ -142,6 +143,7 @@ export default async function AccountPage({
             }))}
           />
         </EndedAccessProvider>
+        <PersonalKeysPanel user={user} hasKey={overview.key !== null} />
         {overview.key ? (
           <KeyPanel
             userId={user.userId}

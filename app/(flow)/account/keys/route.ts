@@ -1,0 +1,6 @@
+import { handleCreatePersonalKey } from "@/lib/account/personal-keys";
+import { browserRoute } from "@/lib/http/outage";
+
+export const dynamic = "force-dynamic";
+
+export const POST = browserRoute(handleCreatePersonalKey);
