@@ -91,6 +91,9 @@ export async function issuePersonalKey(
   },
 ): Promise<IssuedPersonalKey> {
   const now = input.now ?? new Date();
+  // One issue at a time per person: the first one makes their tenant, which two at once would
+  // race for. Taken before the house client's row, always in this order.
+  await tx.$queryRaw`SELECT 1 FROM "User" WHERE "id" = ${input.userId}::uuid FOR UPDATE`;
   await ensureHouseClient(tx, input.client);
   const user = await tx.user.findUniqueOrThrow({
     where: { id: input.userId },
