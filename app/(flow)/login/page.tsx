@@ -3,6 +3,7 @@ import { getLocale, getTranslations } from "next-intl/server";
 import { CONTINUE_PATH } from "@/lib/flow/continue";
 import { csrfToken } from "@/lib/flow/csrf";
 import { resumePath } from "@/lib/flow/dead-ends";
+import { ClientMessages } from "@/lib/i18n/client-messages";
 import { FlowShell, SERVICE_NAME } from "../_components/flow-shell";
 import { FocusMessage } from "../_components/focus-message";
 import { loadFlowScreen, type LoadedFlow } from "../_lib/context";
@@ -12,6 +13,7 @@ import {
   DashboardSignInOwnData,
   isDashboardSignIn,
 } from "./dashboard-sign-in";
+import { PasskeySignIn } from "./passkey-sign-in";
 
 type Search = {
   returnUrl?: string;
@@ -29,7 +31,9 @@ type Reconfirm = "1" | "change" | null;
 /**
  * The sign-in page (/docs/flow, docs/protocol.md#sign-in): an email form (prefilled by login_hint, never
  * trusted); then "open the link" with the code as an alternative, or — with
- * challenge=pin_code — the code form first. Plain forms: no JavaScript needed.
+ * challenge=pin_code — the code form first. Plain forms: no JavaScript needed;
+ * with it, passkeys sign in too, from the email field's suggestions or a
+ * button (./passkey-sign-in.tsx), never in the way of the mail.
  * Inside a flow, signing in continues that flow (as whoever signed in);
  * `reconfirm=1` says why a stale session is asked to sign in again. Someone
  * already signed in who comes back here inside a flow (Back, an old tab) is
@@ -103,6 +107,9 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
             retry={mailFailed}
             invalid={search.error === "invalid_email"}
           />
+          <ClientMessages namespaces={["PasskeySignIn"]}>
+            <PasskeySignIn flowId={flow?.id ?? null} returnUrl={returnUrl} />
+          </ClientMessages>
           {dashboard ? <DashboardSignInOwnData /> : null}
         </>
       )}
@@ -202,7 +209,7 @@ async function EmailForm({
               id="email"
               name="email"
               type="email"
-              autoComplete="email"
+              autoComplete="username webauthn"
               inputMode="email"
               autoCapitalize="none"
               spellCheck={false}
