@@ -3,19 +3,23 @@
 import { useTranslations } from "next-intl";
 import { lazy, Suspense, useCallback, useEffect, useState } from "react";
 import {
+  backupOf,
   deletePendingSetup,
   installKey,
-  isKeyBackup,
+  isPasskeyHeld,
   loadInstalledKey,
   loadPendingSetup,
   savePendingSetup,
   type InstalledKey,
   type PendingSetup,
 } from "@/lib/keys/browser-store";
+import { canCreatePasskeyHere } from "@/lib/keys/passkey-ceremony";
 import { forgetTabUnlock } from "@/lib/keys/tab-unlock";
 import { BackupDownload, BackupStep } from "./backup-step";
 import { FocusedAlert, useShownError } from "./focused-alert";
 import { NewKeyForm } from "./new-key-form";
+import { PasskeyImport } from "./passkey-import";
+import { PasskeyKeyForm } from "./passkey-key-form";
 import { postKey, type StartOverPath } from "./setup-requests";
 import "./setup.css";
 
@@ -23,7 +27,8 @@ import "./setup.css";
 const ImportForm = lazy(() => import("./import-form").then((m) => ({ default: m.ImportForm })));
 
 export interface SetupProps {
-  csrf: { register: string; startOver: string };
+  /** `passkey`: creating a passkey (its options and its registration); none: no passkey is offered. */
+  csrf: { register: string; startOver: string; passkey?: string };
   userId: string;
   email: string;
   registeredPublicKey: string | null;
@@ -40,11 +45,21 @@ export interface SetupProps {
   intro: string;
   /** Where replacing the key is posted: the flow's own path unless the page is not a flow's. */
   startOverPath?: StartOverPath;
+  /** The flow's id, for a passkey sign-in that brings the key (a flow's page only). */
+  flowId?: string;
+  /** A passkey of the account holds the registered key: a new browser can get it from there. */
+  passkeyHoldsKey?: boolean;
 }
 
 type Screen =
   | { kind: "loading" }
-  | { kind: "create" }
+  /** A first key, on a device that can keep a passkey: the passkey first, the passphrase offered. */
+  | { kind: "passkey" }
+  /**
+   * A first key with a passphrase. `passkey`: the passkey way can be gone back
+   * to; `signInOnly`: a passkey was made but cannot hold the key (no PRF).
+   */
+  | { kind: "create"; passkey: boolean; signInOnly?: boolean }
   | { kind: "backup"; pending: PendingSetup }
   | { kind: "done"; installed: InstalledKey }
   /** `replaced`: this browser holds an older key of the account, replaced since. */
@@ -123,8 +138,22 @@ export function KeySetup(props: SetupProps) {
         // Set up against a key that is no longer the registered one: it can never be registered.
         await deletePendingSetup(userId);
       }
+      const passkey = props.csrf.passkey !== undefined && (await canCreatePasskeyHere());
+      if (registered === null && installed && isPasskeyHeld(installed)) {
+        // Held by a registered passkey, but the page went away before registering the key.
+        const answer = await postKey("/setup/key", {
+          csrf: props.csrf.register,
+          publicKey: installed.publicKey,
+          // No backup file on the passkey path.
+          backup: false,
+        });
+        if (answer.ok) {
+          window.location.assign(answer.next);
+          return { kind: "loading" };
+        }
+      }
       let shown: Screen;
-      if (registered === null) shown = { kind: "create" };
+      if (registered === null) shown = passkey ? { kind: "passkey" } : { kind: "create", passkey };
       else if (installed?.publicKey === registered) shown = { kind: "done", installed };
       else shown = { kind: "import", replaced: installed !== null };
       return props.startOver && registered !== null ? { kind: "startOver", back: shown } : shown;
@@ -135,13 +164,18 @@ export function KeySetup(props: SetupProps) {
       },
       () => {
         if (!cancelled) {
-          setScreen(registered === null ? { kind: "create" } : { kind: "import", replaced: false });
+          setScreen(
+            registered === null
+              ? { kind: "create", passkey: false }
+              : { kind: "import", replaced: false },
+          );
         }
       },
     );
     return () => {
       cancelled = true;
     };
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the token is the page's, fixed
   }, [userId, registered, props.startOver, finish]);
 
   async function keepPending(pending: PendingSetup) {
@@ -168,7 +202,10 @@ export function KeySetup(props: SetupProps) {
   // Who can read the data leads on the first screens; where a task is under way
   // (backup, import, starting over) it follows, so the task's action stays in view on a phone.
   const introFirst =
-    screen.kind === "loading" || screen.kind === "create" || screen.kind === "done";
+    screen.kind === "loading" ||
+    screen.kind === "passkey" ||
+    screen.kind === "create" ||
+    screen.kind === "done";
   const loading = (
     <p className="muted" role="status">
       {t("loading")}
@@ -187,8 +224,41 @@ export function KeySetup(props: SetupProps) {
     switch (screen.kind) {
       case "loading":
         return loading;
+      case "passkey":
+        return props.csrf.passkey === undefined ? null : (
+          <PasskeyKeyForm
+            {...props}
+            csrf={{ ...props.csrf, passkey: props.csrf.passkey }}
+            onPassphrase={() => setScreen({ kind: "create", passkey: true })}
+            onSignInOnly={() => setScreen({ kind: "create", passkey: false, signInOnly: true })}
+            onConflict={() => {
+              setScreen({ kind: "import", replaced: false });
+              alert.show(t("keyChanged"));
+            }}
+          />
+        );
       case "create":
-        return <NewKeyForm {...props} onCreated={keepPending} replaces={null} />;
+        return (
+          <>
+            {screen.signInOnly ? (
+              <p className="notice" role="status">
+                {t("passkeySignInOnly")}
+              </p>
+            ) : null}
+            <NewKeyForm {...props} onCreated={keepPending} replaces={null} />
+            {screen.passkey ? (
+              <p className="key-setup-aside">
+                <button
+                  type="button"
+                  className="button-link"
+                  onClick={() => setScreen({ kind: "passkey" })}
+                >
+                  {t("usePasskey")}
+                </button>
+              </p>
+            ) : null}
+          </>
+        );
       case "startOver":
         return (
           <NewKeyForm
@@ -220,19 +290,20 @@ export function KeySetup(props: SetupProps) {
             />
           </>
         );
-      case "done":
+      case "done": {
+        const backup = backupOf(screen.installed);
         return (
           <section aria-labelledby="done-title" className="stack key-setup">
             <h2 id="done-title">{t("doneTitle")}</h2>
-            <p>{t("doneIntro")}</p>
+            <p>{!backup && isPasskeyHeld(screen.installed) ? t("donePasskey") : t("doneIntro")}</p>
             <p className="key-setup-actions">
               <a className="button" href={props.next}>
                 {t("continue")}
               </a>
             </p>
-            {isKeyBackup(screen.installed) ? (
+            {backup ? (
               <p>
-                <BackupDownload backup={screen.installed} className="button-secondary">
+                <BackupDownload backup={backup} className="button-secondary">
                   {t("downloadAgain")}
                 </BackupDownload>
               </p>
@@ -240,10 +311,14 @@ export function KeySetup(props: SetupProps) {
             {startOverLink(screen)}
           </section>
         );
+      }
       case "import":
         return (
           <>
             <FocusedAlert error={alert.error} />
+            {props.passkeyHoldsKey && props.flowId ? (
+              <PasskeyImport {...props} flowId={props.flowId} />
+            ) : null}
             <Suspense fallback={loading}>
               <ImportForm {...props} replaced={screen.replaced} />
             </Suspense>

@@ -5,6 +5,7 @@ import { tenantSubject } from "@/lib/banking/tenants";
 import { getEnv } from "@/lib/env";
 import { csrfToken } from "@/lib/flow/csrf";
 import { firstStepFor, keyModeFor, STEP_PATHS } from "@/lib/flow/flows";
+import { passkeyChoices } from "@/lib/flow/passkey-choices";
 import { tenantHasConnection } from "@/lib/flow/steps";
 import { FlowShell, SERVICE_NAME } from "../_components/flow-shell";
 import { loadFlowScreen } from "../_lib/context";
@@ -52,6 +53,7 @@ export default async function SetupPage({
           csrf={{
             register: csrfToken(flow, "key-setup"),
             startOver: csrfToken(flow, "start-over"),
+            passkey: csrfToken(flow, "key-setup"),
           }}
           userId={user.userId}
           email={user.email}
@@ -62,6 +64,8 @@ export default async function SetupPage({
           service={SERVICE_NAME}
           next={next}
           startOver={(await searchParams)["start-over"] === "1"}
+          flowId={flow.id}
+          passkeyHoldsKey={(await passkeyChoices(user)).holdKey}
           intro={t(user.publicKey ? "introExisting" : "intro", { service: SERVICE_NAME, partner })}
         />
       </ClientMessages>

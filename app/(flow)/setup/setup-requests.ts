@@ -9,7 +9,7 @@ export type StartOverPath = "/setup/start-over" | "/account/key/start-over";
 
 export async function postKey(
   path: "/setup/key" | StartOverPath,
-  body: Record<string, string>,
+  body: Record<string, string | boolean>,
 ): Promise<KeyAnswer> {
   let response: Response;
   try {
