@@ -6,6 +6,7 @@ import { connectedBanks } from "@/lib/flow/connections";
 import { csrfToken } from "@/lib/flow/csrf";
 import { FLOW_ENDED_PATH } from "@/lib/flow/dead-ends";
 import { keyModeFor } from "@/lib/flow/flows";
+import { passkeyChoices } from "@/lib/flow/passkey-choices";
 import { SignOutForm } from "@/app/_components/sign-out-form";
 import { FlowShell, SERVICE_NAME } from "../_components/flow-shell";
 import { loadFlowScreen } from "../_lib/context";
@@ -95,30 +96,33 @@ export default async function ConsentPage() {
           ? t("encrypted", { partner, service: SERVICE_NAME })
           : t("encryptedUserKey", { partner, service: SERVICE_NAME })}
       </p>
-      <div className="action-bar">
-        {keyMode === "partner" ? (
+      {keyMode === "partner" ? (
+        <div className="action-bar">
           <form method="post" action="/consent/approve">
             <input type="hidden" name="csrf" value={csrfToken(flow, "approve")} />
             <button type="submit" className="button button-block">
               {t("approve")}
             </button>
           </form>
-        ) : (
-          <ClientMessages namespaces={["Consent"]}>
-            <ApproveWithKey
-              csrf={csrfToken(flow, "approve")}
-              userId={user.userId}
-              registeredPublicKey={user.publicKey ?? ""}
-              challenge={
-                user.publicKey
-                  ? keyProofChallenge(flow, { ...user, publicKey: user.publicKey })
-                  : ""
-              }
-              partner={partner}
-            />
-          </ClientMessages>
-        )}
-      </div>
+        </div>
+      ) : (
+        <ClientMessages namespaces={["Consent"]}>
+          <ApproveWithKey
+            csrf={csrfToken(flow, "approve")}
+            userId={user.userId}
+            registeredPublicKey={user.publicKey ?? ""}
+            challenge={
+              user.publicKey ? keyProofChallenge(flow, { ...user, publicKey: user.publicKey }) : ""
+            }
+            partner={partner}
+            flowId={flow.id}
+            passkeys={{
+              ...(await passkeyChoices(user)),
+              csrf: csrfToken(flow, "key-setup"),
+            }}
+          />
+        </ClientMessages>
+      )}
     </FlowShell>
   );
 }
