@@ -65,6 +65,8 @@ export interface UserKeyView {
   fingerprint: string;
   createdAt: string | null;
   publicKey: string;
+  /** When the person last confirmed a saved passphrase backup of this key (ISO), or null. */
+  backupAt: string | null;
 }
 
 export interface AccountOverview {
@@ -80,7 +82,7 @@ export async function loadAccountOverview(
   const [user, keys, pendingCodes, connections] = await Promise.all([
     db().user.findUniqueOrThrow({
       where: { id: userId },
-      select: { publicKey: true, publicKeyAt: true },
+      select: { publicKey: true, publicKeyAt: true, keyBackupAt: true },
     }),
     db().apiKey.findMany({
       where: {
@@ -199,6 +201,7 @@ export async function loadAccountOverview(
           fingerprint: recipientKeyFingerprint(user.publicKey),
           createdAt: user.publicKeyAt?.toISOString() ?? null,
           publicKey: user.publicKey,
+          backupAt: user.keyBackupAt?.toISOString() ?? null,
         }
       : null,
   };

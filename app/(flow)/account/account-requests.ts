@@ -6,13 +6,26 @@
 export type ActionAnswer =
   { ok: true; body: Record<string, unknown> } | { ok: false; error: string };
 
-export async function postAction(
-  path: "/account/access/end" | "/account/banks/remove" | "/account/delete",
+export function postAction(
+  path:
+    | "/account/access/end"
+    | "/account/banks/remove"
+    | "/account/delete"
+    | "/account/key/backup-saved",
+  body: Record<string, unknown>,
+): Promise<ActionAnswer> {
+  return sendAction("POST", path, body);
+}
+
+/** The same for the other methods: removing a passkey, giving one the key. */
+export async function sendAction(
+  method: "POST" | "PUT" | "DELETE",
+  path: string,
   body: Record<string, unknown>,
 ): Promise<ActionAnswer> {
   try {
     const response = await fetch(path, {
-      method: "POST",
+      method,
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify(body),
     });

@@ -7,7 +7,7 @@ import type { PartnerAccessState } from "@/lib/account/overview";
 import { openEnvelopeInBrowser } from "@/lib/keys/browser-envelope";
 import { FocusedAlert, useShownError } from "../setup/focused-alert";
 import { postAction } from "./account-requests";
-import { useUserKey } from "./use-user-key";
+import { passphraseOpens, useUserKey } from "./use-user-key";
 import { ConfirmAction } from "./confirm-action";
 import { useEndedAccess } from "./ended-access";
 
@@ -52,7 +52,7 @@ export function BankList(props: {
   publicKey: string | null;
 }) {
   const t = useTranslations("Account.banks");
-  const { key, unlock } = useUserKey(props.userId, props.publicKey);
+  const { key, unlock, unlockByPasskey } = useUserKey(props.userId, props.publicKey);
   const [shown, setShown] = useState(props.banks);
   const [names, setNames] = useState<Record<string, string>>({});
   const [confirming, setConfirming] = useState<string | null>(null);
@@ -104,6 +104,15 @@ export function BankList(props: {
     else alert.clear();
   }
 
+  /** A key only a passkey opens: one tap, nothing sent. */
+  async function onPasskeyUnlock() {
+    setBusy(true);
+    const outcome = await unlockByPasskey();
+    setBusy(false);
+    if (outcome === "unlocked" || outcome === "cancelled") alert.clear();
+    else alert.show(t("failed"));
+  }
+
   async function remove(bank: BankItem) {
     setBusy(true);
     alert.clear();
@@ -140,7 +149,22 @@ export function BankList(props: {
       ) : null}
       <FocusedAlert error={alert.error} />
       {shown.length === 0 ? <p className="muted">{t("none")}</p> : null}
-      {sealed && shown.length > 0 && key.kind === "locked" ? (
+      {sealed && shown.length > 0 && key.kind === "locked" && !passphraseOpens(key.installed) ? (
+        <div className="stack account-unlock">
+          <p className="hint">{t("lockedNamesPasskey")}</p>
+          <p>
+            <button
+              type="button"
+              className="button-secondary"
+              disabled={busy}
+              onClick={() => void onPasskeyUnlock()}
+            >
+              {t("unlock")}
+            </button>
+          </p>
+        </div>
+      ) : null}
+      {sealed && shown.length > 0 && key.kind === "locked" && passphraseOpens(key.installed) ? (
         <form className="stack account-unlock" onSubmit={(event) => void onUnlock(event)}>
           <p className="hint">{t("lockedNames")}</p>
           <label className="label" htmlFor="account-passphrase">

@@ -3,10 +3,11 @@
 import { useTranslations } from "next-intl";
 import { useEffect, useState } from "react";
 import { DateTime } from "@/app/_components/date-time";
-import { isKeyBackup, loadInstalledKey, type InstalledKey } from "@/lib/keys/browser-store";
+import { backupOf, loadInstalledKey, type InstalledKey } from "@/lib/keys/browser-store";
 import type { KeyBackup } from "@/lib/keys/key-backup";
 import { BackupDownload } from "../setup/backup-step";
 import { DeveloperExport } from "./developer-export";
+import { passphraseOpens } from "./use-user-key";
 
 /**
  * Your key: its fingerprint and when it was made, the encrypted backup file
@@ -36,12 +37,9 @@ export function KeyPanel(props: {
     loadInstalledKey(userId).then(
       (installed) => {
         if (cancelled) return;
-        setInstalled(installed?.publicKey === publicKey ? installed : null);
-        setBackup(
-          installed && isKeyBackup(installed) && installed.publicKey === publicKey
-            ? installed
-            : null,
-        );
+        const current = installed?.publicKey === publicKey ? installed : null;
+        setInstalled(current);
+        setBackup(current ? backupOf(current) : null);
       },
       () => !cancelled && setBackup(null),
     );
@@ -74,7 +72,8 @@ export function KeyPanel(props: {
           </BackupDownload>
           <span className="hint account-hint">{t("backupHint")}</span>
         </p>
-      ) : (
+      ) : installed ? null : (
+        // A key held by passkeys only has no file here yet: the passkey panel makes one.
         <p className="hint">{t("notHere")}</p>
       )}
       <p className="hint">{t("startOverHint")}</p>
@@ -83,7 +82,7 @@ export function KeyPanel(props: {
           {t("startOver")}
         </a>
       </p>
-      {installed ? (
+      {installed && passphraseOpens(installed) ? (
         <DeveloperExport
           userId={userId}
           issuer={props.issuer}

@@ -19,6 +19,7 @@ import { DeleteForm } from "./delete-form";
 import { EndedAccessProvider } from "./ended-access";
 import { KeyPanel } from "./key-panel";
 import { PersonalKeysPanel } from "./personal-keys-panel";
+import { PasskeyPanel } from "./passkey-panel";
 import "./account.css";
 
 /**
@@ -106,7 +107,7 @@ export default async function AccountPage({
       ) : null}
       <h1>{t("title")}</h1>
       <p className="flow-lead">{t("intro")}</p>
-      <ClientMessages namespaces={["Account"]}>
+      <ClientMessages namespaces={["Account", "Setup"]}>
         <EndedAccessProvider>
           <AccessList
             csrf={accountCsrfToken(user, "end-access")}
@@ -144,6 +145,19 @@ export default async function AccountPage({
           />
         </EndedAccessProvider>
         <PersonalKeysPanel user={user} hasKey={overview.key !== null} />
+        <PasskeyPanel
+          userId={user.userId}
+          email={user.email}
+          publicKey={overview.key?.publicKey ?? null}
+          backupAt={overview.key?.backupAt ?? null}
+          issuer={getEnv().issuer}
+          service={SERVICE_NAME}
+          csrf={{
+            add: accountCsrfToken(user, "add-passkey"),
+            remove: accountCsrfToken(user, "remove-passkey"),
+            backupSaved: accountCsrfToken(user, "backup-saved"),
+          }}
+        />
         {overview.key ? (
           <KeyPanel
             userId={user.userId}
