@@ -86,6 +86,7 @@ const CHECKLIST_ITEMS = [
   "adding or removing a passkey needs same Origin, its CSRF token (the account action's, or the flow's key-setup token) and a fresh sign-in",
   "a passkey tap is a fresh sign-in of the passkey's person: a new session replaces the browser's old one and re-confirms an irreversible change or a partner-key approval",
   "passkey events audited (added, removed, used, refused) and no credential id, public key, wrapped key or ceremony data in logs",
+  "the key a passkey holds is wrapped in the browser: the PRF output never reaches the service; the wrapped key opens only with that passkey's output and its public key is bound and checked",
   "the command-line sign-in sends its code only to http://127.0.0.1:<port>/callback, after checking the port and the S256 challenge; a bad request is never redirected",
   "command-line sign-in codes: single use, valid minutes, redeemed only with the PKCE verifier; a wrong verifier burns the code, a replay with the right one revokes its key",
   "CSRF and same Origin on the command-line sign-in's confirmation and key setup, the token bound to the session and to the request's port, challenge and state",
