@@ -107,6 +107,7 @@ export const STATIC_ROUTES: ReadonlySet<string> = new Set([
   "/docs/flow",
   "/docs/key-rotation",
   "/docs/partners",
+  "/docs/own-data",
   "/docs/recipient-keys",
   "/docs/reference",
   "/docs/relay",
