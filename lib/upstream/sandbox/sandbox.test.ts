@@ -193,7 +193,9 @@ describe("sandbox accounts", () => {
     const dates = transactions.map((transaction) => transaction.bookingDate ?? "");
     expect(dates).toEqual([...dates].sort().reverse());
     expect(dates.at(-1)! <= "2026-08-03").toBe(true);
-    expect(dates[0]! >= "2026-11-19").toBe(true);
+    // Every session draws its own history, so the newest booking is recent but not always
+    // from the last two days (about 1 in 60 draws has a quiet end of the week).
+    expect(dates[0]! >= "2026-11-14").toBe(true);
     const references = transactions.map((transaction) => transaction.entryReference);
     expect(new Set(references).size).toBe(references.length);
 
