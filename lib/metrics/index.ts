@@ -74,6 +74,23 @@ function createMetrics() {
       labelNames: ["step"],
       registers: [registry],
     }),
+    janitorRemoved: new client.Counter({
+      name: "bank_connect_janitor_rows_removed_total",
+      help: "Rows the janitor removed because they were past their retention, by table",
+      labelNames: ["table"],
+      registers: [registry],
+    }),
+    janitorDuration: new client.Histogram({
+      name: "bank_connect_janitor_run_duration_seconds",
+      help: "Time a janitor run took, every table included",
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
+      registers: [registry],
+    }),
+    janitorLastRun: new client.Gauge({
+      name: "bank_connect_janitor_last_run_timestamp_seconds",
+      help: "When this instance's last janitor run finished, as a Unix time",
+      registers: [registry],
+    }),
     poolSize: poolGauge(
       "bank_connect_db_pool_connections",
       "Open connections of a database pool",
@@ -123,6 +140,18 @@ export function countRateLimited(policy: string): void {
 
 export function countFlowStep(step: FlowStepName): void {
   metrics().flowSteps.inc({ step });
+}
+
+/** One janitor run: the rows it removed per table, how long it took, when it ended. */
+export function countJanitorRun(
+  removed: readonly { table: string; removed: number }[],
+  seconds: number,
+  finishedAt: Date,
+): void {
+  const { janitorRemoved, janitorDuration, janitorLastRun } = metrics();
+  for (const { table, removed: count } of removed) janitorRemoved.inc({ table }, count);
+  janitorDuration.observe(seconds);
+  janitorLastRun.set(finishedAt.getTime() / 1000);
 }
 
 /** A database pool whose connections the pool gauges report. */
