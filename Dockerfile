@@ -36,5 +36,5 @@ RUN mkdir -p /app/.next/cache && chown -R bank:bank /app/.next/cache
 USER bank
 EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/livez').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 CMD ["node_modules/.bin/tsx", "scripts/launch.ts", "start"]

@@ -5,6 +5,8 @@ import * as accounts from "@/app/api/accounts/route";
 import * as connections from "@/app/api/connections/route";
 import * as bulkSync from "@/app/api/sync/route";
 import * as health from "@/app/healthz/route";
+import * as livez from "@/app/livez/route";
+import * as readyz from "@/app/readyz/route";
 import * as revoke from "@/app/oauth/revoke/route";
 import * as token from "@/app/oauth/token/route";
 import * as userinfo from "@/app/oauth/userinfo/route";
@@ -23,6 +25,8 @@ describe("the partner API's direct routes", () => {
       ["GET /api/connections", connections.GET],
       ["POST /api/sync", bulkSync.POST],
       ["GET /healthz", health.GET],
+      ["GET /livez", livez.GET],
+      ["GET /readyz", readyz.GET],
     ]);
     expect(DIRECT_ROUTES.map((r) => `${r.method} /${r.segments.join("/")}`).sort()).toEqual(
       [...exported.keys()].sort(),

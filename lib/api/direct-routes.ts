@@ -1,8 +1,10 @@
-import { isDatabaseReachable } from "../db/health";
+import { isDatabaseReachable, pendingMigrations } from "../db/health";
+import { EnvError } from "../env";
 import { jsonResponse } from "../http/respond";
 import { handleRevokeRequest } from "../oauth/revoke";
 import { handleTokenRequest } from "../oauth/token";
 import { handleUserinfoRequest } from "../oauth/userinfo";
+import { upstream } from "../upstream";
 import { bankApplicationWarnings } from "../upstream/application-check";
 import { planAccounts } from "./accounts";
 import { listConnections } from "./data";
@@ -47,10 +49,12 @@ export const bulkSyncRoute: DirectHandler = dataOperation((principal, request) =
 );
 
 /**
- * Liveness and readiness: 503 while the database cannot be reached. A setup
- * problem of the bank application (lib/upstream/application-check.ts) is listed
- * in `warnings` and leaves the answer 200: syncs and reads still work, and a
- * restart would not fix it.
+ * The combined health answer kept for existing monitors: 503 while the
+ * database cannot be reached. An orchestrator should ask /livez and /readyz
+ * instead (docs/operations.md, "Probes"). A setup problem of the bank
+ * application (lib/upstream/application-check.ts) is listed in `warnings` and
+ * leaves the answer 200: syncs and reads still work, and a restart would not
+ * fix it.
  */
 export async function healthRoute(): Promise<Response> {
   const database = await isDatabaseReachable();
@@ -62,6 +66,77 @@ export async function healthRoute(): Promise<Response> {
       ...(warnings.length > 0 && { warnings }),
     },
     { status: database ? 200 : 503, headers: { "Cache-Control": "no-store" } },
+  );
+}
+
+const NO_STORE = { "Cache-Control": "no-store" };
+
+/**
+ * Liveness: the process answers. No database, no upstream: an outage of
+ * either must not make an orchestrator restart every instance.
+ */
+export async function livezRoute(): Promise<Response> {
+  return jsonResponse({ status: "ok" }, { headers: NO_STORE });
+}
+
+type Check = { status: "ok" } | { status: "failed" | "skipped"; reason: string };
+
+/**
+ * The bank aggregator's settings, as the service reads them: a refusal names
+ * the settings at fault, never their values.
+ */
+function upstreamCheck(): Check {
+  try {
+    upstream();
+    return { status: "ok" };
+  } catch (error) {
+    if (!(error instanceof EnvError)) throw error;
+    return { status: "failed", reason: error.problems.join("; ") };
+  }
+}
+
+async function migrationsCheck(): Promise<Check> {
+  try {
+    const pending = await pendingMigrations();
+    if (pending.length === 0) return { status: "ok" };
+    return {
+      status: "failed",
+      reason: `${pending.length} migration${pending.length === 1 ? "" : "s"} not applied: ${pending.join(", ")}`,
+    };
+  } catch (error) {
+    return {
+      status: "failed",
+      reason: `could not be read (${error instanceof Error ? error.name : "error"})`,
+    };
+  }
+}
+
+/**
+ * Readiness: whether this instance can serve requests now. 200 when the
+ * database answers, every shipped migration is applied and the bank
+ * aggregator is configured; else 503, with each check's status and, for one
+ * that failed, why (no address, credential or setting value).
+ */
+export async function readyzRoute(): Promise<Response> {
+  const upstreamChecked = upstreamCheck();
+  // Settings the service refuses leave nothing else to ask: the database's are among them.
+  const configured = upstreamChecked.status === "ok";
+  const reachable = configured && (await isDatabaseReachable());
+  const checks: Record<"database" | "migrations" | "upstream", Check> = {
+    database: reachable
+      ? { status: "ok" }
+      : configured
+        ? { status: "failed", reason: "unreachable: SELECT 1 did not succeed within 2 s" }
+        : { status: "skipped", reason: "the settings are invalid" },
+    migrations: reachable
+      ? await migrationsCheck()
+      : { status: "skipped", reason: "the database is unreachable" },
+    upstream: upstreamChecked,
+  };
+  const ready = Object.values(checks).every((check) => check.status === "ok");
+  return jsonResponse(
+    { status: ready ? "ready" : "not_ready", checks },
+    { status: ready ? 200 : 503, headers: NO_STORE },
   );
 }
 
@@ -88,6 +163,8 @@ export const DIRECT_ROUTES: readonly DirectRoute[] = [
   route("GET", "/api/connections", connectionsRoute),
   route("POST", "/api/sync", bulkSyncRoute),
   route("GET", "/healthz", healthRoute),
+  route("GET", "/livez", livezRoute),
+  route("GET", "/readyz", readyzRoute),
 ];
 
 /**

@@ -133,6 +133,22 @@ export const authorizationUrlExample = {
 
 export const healthExample = { status: "ok", database: "ok" };
 export const unhealthyExample = { status: "unavailable", database: "unreachable" };
+export const livezExample = { status: "ok" };
+export const readyExample = {
+  status: "ready",
+  checks: { database: { status: "ok" }, migrations: { status: "ok" }, upstream: { status: "ok" } },
+};
+export const notReadyExample = {
+  status: "not_ready",
+  checks: {
+    database: { status: "ok" },
+    migrations: {
+      status: "failed",
+      reason: "1 migration not applied: 20261127081635_personal_keys",
+    },
+    upstream: { status: "ok" },
+  },
+};
 
 const branding = {
   displayName: "Budget Buddy",

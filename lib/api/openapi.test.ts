@@ -7,7 +7,7 @@ import { openApiDocument } from "./openapi";
 import { MAX_OFFSET } from "./paging";
 
 const APP = path.join(__dirname, "..", "..", "app");
-const PUBLIC = /^\/(api|oauth|\.well-known|healthz|logos|openapi\.json)(\/|$)/;
+const PUBLIC = /^\/(api|oauth|\.well-known|healthz|livez|readyz|logos|openapi\.json)(\/|$)/;
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
 /** Every route.ts of a public path, as its OpenAPI path, with its real operations. */

@@ -428,6 +428,25 @@ function paths() {
         },
       },
     },
+    "/livez": {
+      get: {
+        summary: "Liveness: the process answers",
+        description:
+          "Asks nothing of the database or the bank aggregator, so their outage does not restart the service. For an orchestrator's liveness probe and the container's health check.",
+        responses: { "200": json({ type: "object" }, examples.livezExample) },
+      },
+    },
+    "/readyz": {
+      get: {
+        summary: "Readiness: database reachable, migrations applied, bank aggregator configured",
+        description:
+          "`checks` gives each check's `status` (ok, failed, skipped) and, when it is not ok, a `reason`. For an orchestrator's readiness probe and a load balancer's health check.",
+        responses: {
+          "200": json({ type: "object" }, examples.readyExample),
+          "503": json({ type: "object" }, examples.notReadyExample, "A check failed"),
+        },
+      },
+    },
     "/logos/{file}": {
       get: {
         summary: "A partner logo by content hash",

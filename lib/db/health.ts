@@ -1,3 +1,5 @@
+import { readdir } from "node:fs/promises";
+import path from "node:path";
 import { db } from "./client";
 
 /** True when a round trip to the database succeeds within the timeout. */
@@ -12,4 +14,42 @@ export async function isDatabaseReachable(timeoutMs = 2000): Promise<boolean> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The migrations this build ships (prisma/migrations/<name>/), read once. */
+let shipped: Promise<string[]> | undefined;
+
+function shippedMigrations(): Promise<string[]> {
+  shipped ??= readdir(path.join(process.cwd(), "prisma", "migrations"), { withFileTypes: true })
+    .then((entries) =>
+      entries
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => entry.name)
+        .sort(),
+    )
+    .catch((error: unknown) => {
+      shipped = undefined;
+      throw error;
+    });
+  return shipped;
+}
+
+/**
+ * The shipped migrations the database has not applied (or whose last attempt
+ * failed), by name, oldest first; every one of them when the database has no
+ * migration table yet. Throws when the database cannot be asked.
+ */
+export async function pendingMigrations(): Promise<string[]> {
+  const names = await shippedMigrations();
+  const applied = await db().$queryRaw<{ migration_name: string }[]>`
+      SELECT migration_name FROM _prisma_migrations
+      WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`.catch((error: unknown) => {
+    // 42P01: no _prisma_migrations table, so nothing was ever applied.
+    if (/42P01|does not exist/.test(String((error as { message?: unknown }).message ?? error))) {
+      return [];
+    }
+    throw error;
+  });
+  const done = new Set(applied.map((row) => row.migration_name));
+  return names.filter((name) => !done.has(name));
 }

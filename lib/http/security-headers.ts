@@ -18,6 +18,8 @@ const ROUTE_HANDLER_PREFIXES = [
   "/oauth/",
   "/.well-known/",
   "/healthz",
+  "/livez",
+  "/readyz",
   "/logos/",
   "/openapi.json",
 ];

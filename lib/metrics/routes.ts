@@ -25,6 +25,8 @@ export const STATIC_ROUTES: ReadonlySet<string> = new Set([
   "/.well-known/oauth-authorization-server",
   "/openapi.json",
   "/healthz",
+  "/livez",
+  "/readyz",
   "/metrics",
   "/icon.svg",
   "/logout",

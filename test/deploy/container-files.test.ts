@@ -48,7 +48,7 @@ describe("the container image and compose files", () => {
     expect(problems.map((p) => `${p.range.start.line + 1}: ${p.message}`)).toEqual([]);
   });
 
-  it("the image runs as a non-root user, checks /healthz and starts as `npm start` does", () => {
+  it("the image runs as a non-root user, checks liveness at /livez and starts as `npm start` does", () => {
     const instructions = DockerfileParser.parse(read("Dockerfile")).getInstructions();
     const stages = instructions.filter((i) => i.getKeyword() === "FROM");
     expect(stages.length).toBeGreaterThanOrEqual(3);
@@ -59,7 +59,8 @@ describe("the container image and compose files", () => {
         .at(-1)
         ?.getArgumentsContent() ?? "";
     expect(last("USER")).toBe("bank");
-    expect(last("HEALTHCHECK")).toContain("/healthz");
+    // Liveness, not readiness: a database outage must not restart the container.
+    expect(last("HEALTHCHECK")).toContain("/livez");
     expect(JSON.parse(last("CMD"))).toEqual([
       "node_modules/.bin/tsx",
       "scripts/launch.ts",
