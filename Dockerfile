@@ -3,7 +3,9 @@
 # does (tsx scripts/launch.ts start): the custom HTTP server around Next's production build.
 # Migrations are a separate one-shot command (compose.yaml runs `npm run db:migrate`).
 
-ARG NODE_IMAGE=node:22-bookworm-slim
+# Pinned by digest, the version tag beside it for people: a re-pushed tag changes nothing here.
+# Bumping: docs/operations.md ("Base images").
+ARG NODE_IMAGE=node:22.23.3-bookworm-slim@sha256:43ac6c60b8f89723f746e8a92ce91abd5017e627ce1ddfe4238355d3a30b772c
 
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
@@ -31,7 +33,10 @@ ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 CHECKPOINT_DISABLE=1 PORT=3000
 RUN groupadd --system --gid 10001 bank \
     && useradd --system --uid 10001 --gid bank --home-dir /app --shell /usr/sbin/nologin bank
 COPY --from=build --chown=root:root /app /app
-# Next writes its image and fetch caches under .next/cache; nothing else is writable.
+# Next writes its image and fetch caches under .next/cache and tsx its compile cache under /tmp;
+# nothing else is written, so the root filesystem can be read-only with those two mounted
+# (compose.yaml, deploy/kubernetes). Tests, journeys, benchmarks and docs/ never reach this
+# stage: .dockerignore keeps them out of the build context.
 RUN mkdir -p /app/.next/cache && chown -R bank:bank /app/.next/cache
 USER bank
 EXPOSE 3000

@@ -1,5 +1,8 @@
+import { execFile } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { promisify } from "node:util";
+import dockerignore from "@balena/dockerignore";
 import { DockerfileParser, Env, type Instruction } from "dockerfile-ast";
 import { REPO_ROOT } from "../lib/database";
 
@@ -79,4 +82,91 @@ export function parseImageStart(text: string): ImageStart {
 
 export async function readImageStart(): Promise<ImageStart> {
   return parseImageStart(await readFile(path.join(REPO_ROOT, "Dockerfile"), "utf8"));
+}
+
+/**
+ * What the image holds of the checkout. The build stage copies the build context (the
+ * checkout less .dockerignore, with Docker's own matching rules) and the runtime stage
+ * takes /app from the build stage only, so .dockerignore decides. The tests, journeys,
+ * benchmarks and load runs and the written docs stay out; what the service reads from
+ * disk when it runs must be in.
+ */
+
+/** Folders of the checkout that are no part of the running service. */
+export const NOT_IN_IMAGE = [
+  "test",
+  "e2e",
+  "docs",
+  "scripts/bench",
+  "scripts/load",
+  "scripts/fuzz",
+  "scripts/cluster",
+  "scripts/image",
+];
+
+/** What the service reads from disk at run time besides its command's own script. */
+export const READ_AT_RUN_TIME = [
+  "package.json",
+  "scripts/migrate.ts",
+  "prisma/migrations/",
+  "lib/docs/examples/",
+];
+
+/** The files of `files` (paths relative to the checkout) that reach the image. */
+export function imageFiles(dockerfile: string, ignoreFile: string, files: string[]): string[] {
+  const instructions = DockerfileParser.parse(dockerfile).getInstructions();
+  const stages = instructions.filter((i) => i.getKeyword() === "FROM");
+  const runtime = instructions.slice(instructions.indexOf(stages.at(-1)!));
+  const fromContext = runtime.filter(
+    (i) => ["COPY", "ADD"].includes(i.getKeyword()) && !/\s--from=/.test(i.getTextContent()),
+  );
+  if (fromContext.length > 0) {
+    throw new Error(
+      `the runtime stage copies from the build context: ${fromContext[0]!.getArgumentsContent()}`,
+    );
+  }
+  return dockerignore({ ignorecase: false }).add(ignoreFile).filter(files);
+}
+
+/** Why the image would hold too much or too little; empty when it holds what it should. */
+export function imageContentProblems(
+  shipped: string[],
+  all: string[],
+  image: ImageStart,
+): string[] {
+  const problems: string[] = [];
+  for (const folder of NOT_IN_IMAGE) {
+    const inside = shipped.filter((file) => file.startsWith(`${folder}/`));
+    if (inside.length > 0)
+      problems.push(`the image holds ${folder}/: ${inside.slice(0, 3).join(", ")}`);
+  }
+  const tests = shipped.filter((file) => /\.test\.tsx?$/.test(file));
+  if (tests.length > 0) problems.push(`the image holds tests: ${tests.slice(0, 3).join(", ")}`);
+  const scripts = image.command.filter((part) => all.includes(part));
+  for (const needed of [...scripts, ...READ_AT_RUN_TIME]) {
+    const wanted = needed.endsWith("/") ? all.filter((file) => file.startsWith(needed)) : [needed];
+    const missing = wanted.filter((file) => !shipped.includes(file));
+    if (wanted.length === 0 || missing.length > 0) {
+      problems.push(
+        `the image lacks ${needed}${missing.length ? `: ${missing.slice(0, 3).join(", ")}` : ""}`,
+      );
+    }
+  }
+  return problems;
+}
+
+/** The checkout's files as git knows them (tracked and not ignored), and those the image gets. */
+export async function readImageContents(): Promise<{ all: string[]; shipped: string[] }> {
+  const { stdout } = await promisify(execFile)(
+    "git",
+    ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+    { cwd: REPO_ROOT, maxBuffer: 64 * 1024 * 1024 },
+  );
+  const all = stdout.split("\0").filter(Boolean);
+  const shipped = imageFiles(
+    await readFile(path.join(REPO_ROOT, "Dockerfile"), "utf8"),
+    await readFile(path.join(REPO_ROOT, ".dockerignore"), "utf8"),
+    all,
+  );
+  return { all, shipped };
 }

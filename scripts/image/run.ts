@@ -9,7 +9,13 @@ import { checkAppliedOnce } from "../cluster/migrations";
 import { REPO_ROOT } from "../lib/database";
 import { sleep } from "../lib/load-client";
 import { ensureBuild, exitOf } from "../lib/service-process";
-import { readImageStart, type ImageStart } from "./dockerfile";
+import {
+  imageContentProblems,
+  NOT_IN_IMAGE,
+  readImageContents,
+  readImageStart,
+  type ImageStart,
+} from "./dockerfile";
 import { promiseLedger } from "../lib/promises";
 
 /**
@@ -21,8 +27,10 @@ import { promiseLedger } from "../lib/promises";
  * database. The checkout stands in for the image's /app: the same files, owned
  * by root, readable by everyone. Then /healthz must answer 200, pages must
  * render with the edge's headers, the migrations must be applied, and every
- * process of the service must run under that uid. What this does not cover is
- * written in the README ("Deploy it").
+ * process of the service must run under that uid. Before that, the files the
+ * image would hold (the checkout less .dockerignore) must leave out the tests,
+ * journeys, benchmarks and docs/ and keep what the service reads. What this
+ * does not cover is written in the README ("Deploy it").
  */
 
 const { check, exit: exitWithVerdict } = promiseLedger();
@@ -85,6 +93,13 @@ async function main() {
   console.log(
     `image start: \`${image.command.join(" ")}\` as ${image.user} (uid ${image.uid}, gid ${image.gid})` +
       `${root ? "" : `; not root here, so as uid ${userInfo().uid}`}`,
+  );
+  const contents = await readImageContents();
+  const problems = imageContentProblems(contents.shipped, contents.all, image);
+  for (const problem of problems) check(false, problem);
+  console.log(
+    `${problems.length ? "FAIL" : "ok  "} the image holds ${contents.shipped.length} of the checkout's ` +
+      `${contents.all.length} files: no tests, nor ${NOT_IN_IMAGE.join(", ")}; all the service reads`,
   );
   if (root) {
     // The image's files are root's and readable by everyone; so must the checkout's be.

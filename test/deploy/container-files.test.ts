@@ -32,6 +32,11 @@ const EVERY_RULE_AN_ERROR: ValidatorSettings = {
 interface ComposeService {
   image?: string;
   build?: unknown;
+  read_only?: boolean;
+  cap_drop?: string[];
+  cap_add?: string[];
+  security_opt?: string[];
+  tmpfs?: string[];
   command?: string[];
   environment?: Record<string, string>;
   depends_on?: Record<string, { condition: string }>;
@@ -102,5 +107,44 @@ describe("the container image and compose files", () => {
     expect(services.app?.image).toBe(services.migrate?.image);
     expect(services.app?.environment).toEqual(services.migrate?.environment);
     expect(services.app?.environment?.SMTP_URL).toBe("smtp://mailpit:1025");
+  });
+
+  it("every base image is pinned by digest, with an exact version tag beside it", () => {
+    // name:1.2.3[-variant]@sha256:<64 hex>: a version, never latest, and the digest that fixes it.
+    const pinned = /^[a-z0-9./-]+:v?\d+\.\d+(\.\d+)?(-[a-z0-9.]+)*@sha256:[0-9a-f]{64}$/;
+    const instructions = DockerfileParser.parse(read("Dockerfile")).getInstructions();
+    const args = Object.fromEntries(
+      instructions
+        .filter((i) => i.getKeyword() === "ARG")
+        .map((i) => (i.getArgumentsContent() ?? "").split("=") as [string, string]),
+    );
+    const stages: string[] = [];
+    for (const from of instructions.filter((i) => i.getKeyword() === "FROM")) {
+      const [reference = "", , name] = (from.getArgumentsContent() ?? "").split(/\s+/);
+      const image = reference.replace(/^\$\{(\w+)\}$/, (_, arg: string) => args[arg] ?? "");
+      if (!stages.includes(image)) expect(image).toMatch(pinned);
+      if (name) stages.push(name);
+    }
+    const { services } = compose();
+    for (const [name, service] of Object.entries(services)) {
+      if (service.image === services.migrate?.image) continue; // built here from the Dockerfile
+      expect(service.image, name).toMatch(pinned);
+    }
+  });
+
+  it("compose hardens every service: no capabilities, no new privileges, a read-only root", () => {
+    const { services } = compose();
+    for (const [name, service] of Object.entries(services)) {
+      expect(service.security_opt, name).toContain("no-new-privileges:true");
+      expect(service.cap_drop, name).toEqual(["ALL"]);
+      expect(service.read_only, name).toBe(true);
+    }
+    // The service itself gets back no capability and writes only tsx's and Next's caches.
+    const mounts = (service?: ComposeService) => (service?.tmpfs ?? []).map((t) => t.split(":")[0]);
+    expect(services.app?.cap_add).toBeUndefined();
+    expect(services.migrate?.cap_add).toBeUndefined();
+    expect(mounts(services.app).sort()).toEqual(["/app/.next/cache", "/tmp"]);
+    expect(mounts(services.migrate)).toEqual(["/tmp"]);
+    expect(read("Dockerfile")).toContain("mkdir -p /app/.next/cache");
   });
 });
