@@ -2,7 +2,11 @@ import { getEnv } from "../env";
 import { defaultLocale, isLocale } from "../i18n/locales";
 import { log } from "../log";
 import { mailer } from "./index";
-import { renderAccountChangedMail, type AccountChange } from "./templates/account-changed";
+import {
+  renderAccountChangedMail,
+  renderPasskeyAddedMail,
+  type AccountChange,
+} from "./templates/account-changed";
 
 /**
  * Tells the person by mail that their key was replaced or that everything
@@ -26,6 +30,34 @@ export async function mailAccountChanged(input: {
     // The address is personal data: the log names the change only.
     log.warn("mail.account_changed_failed", {
       change: input.change,
+      error: error instanceof Error ? error.message : String(error),
+    });
+  }
+}
+
+/**
+ * Tells the person by mail that a passkey was added to their account: its
+ * name, when, and /account to remove it if it was not them
+ * (docs/account.md#what-you-are-told-by-mail). Like the mails above, a
+ * provider's failure is logged, never the passkey's registration undone.
+ */
+export async function mailPasskeyAdded(input: {
+  email: string;
+  locale: string | null;
+  passkeyName: string;
+  at: Date;
+}): Promise<void> {
+  const mail = await renderPasskeyAddedMail({
+    locale: isLocale(input.locale) ? input.locale : defaultLocale,
+    passkeyName: input.passkeyName,
+    at: input.at,
+    accountUrl: `${getEnv().issuer}/account`,
+  });
+  try {
+    await mailer().send({ to: input.email, ...mail });
+  } catch (error) {
+    log.warn("mail.account_changed_failed", {
+      change: "passkeyAdded",
       error: error instanceof Error ? error.message : String(error),
     });
   }

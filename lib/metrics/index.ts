@@ -106,6 +106,46 @@ function createMetrics() {
       "Queries waiting for a free connection of a database pool",
       (pool) => pool.waitingCount,
     ),
+    poolWait: new client.Histogram({
+      name: "bank_connect_db_pool_wait_seconds",
+      help: "Time a query or transaction waited for a connection of a database pool (a new connection's setup included)",
+      labelNames: ["pool"],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    syncDuration: new client.Histogram({
+      name: "bank_connect_sync_duration_seconds",
+      help: "Time an account sync took, reading the bank and storing what it sent, by outcome: ok or the failure reason",
+      labelNames: ["outcome"],
+      buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300],
+      registers: [registry],
+    }),
+    ingestDuration: new client.Histogram({
+      name: "bank_connect_ingest_duration_seconds",
+      help: "Time the first history of a new consent's accounts took to read and store, by outcome: ok, partial or error",
+      labelNames: ["outcome"],
+      buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300],
+      registers: [registry],
+    }),
+    upstreamDuration: new client.Histogram({
+      name: "bank_connect_upstream_request_duration_seconds",
+      help: "Time a call to the bank aggregator took, by aggregator, operation and bank (failed calls included)",
+      labelNames: ["upstream", "operation", "bank"],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers: [registry],
+    }),
+    upstreamErrors: new client.Counter({
+      name: "bank_connect_upstream_errors_total",
+      help: "Calls to the bank aggregator that failed, by aggregator, operation, bank and reason",
+      labelNames: ["upstream", "operation", "bank", "reason"],
+      registers: [registry],
+    }),
+    mails: new client.Counter({
+      name: "bank_connect_mails_total",
+      help: "Mails handed to the mail provider, by provider and outcome: sent or the failure code",
+      labelNames: ["provider", "outcome"],
+      registers: [registry],
+    }),
   };
 }
 
@@ -157,6 +197,34 @@ export function countJanitorRun(
 /** A database pool whose connections the pool gauges report. */
 export function watchPool(name: string, pool: PoolView): void {
   metrics().pools.set(name, pool);
+}
+
+/** Time a pool's caller waited for a connection, whether it got one or timed out. */
+export function observePoolWait(pool: string, seconds: number): void {
+  metrics().poolWait.observe({ pool }, seconds);
+}
+
+export function observeSyncDuration(outcome: string, seconds: number): void {
+  metrics().syncDuration.observe({ outcome }, seconds);
+}
+
+export function observeIngestDuration(outcome: "ok" | "partial" | "error", seconds: number): void {
+  metrics().ingestDuration.observe({ outcome }, seconds);
+}
+
+/** One call to the bank aggregator; `reason` is set when it failed (a closed set, never a message). */
+export function observeUpstreamCall(
+  labels: { upstream: string; operation: string; bank: string },
+  seconds: number,
+  reason?: string,
+): void {
+  const { upstreamDuration, upstreamErrors } = metrics();
+  upstreamDuration.observe(labels, seconds);
+  if (reason !== undefined) upstreamErrors.inc({ ...labels, reason });
+}
+
+export function countMail(provider: string, outcome: string, count = 1): void {
+  metrics().mails.inc({ provider, outcome }, count);
 }
 
 /** The exposition: Prometheus text format. */

@@ -20,6 +20,7 @@ import { clientIpOf } from "../http/client-ip";
 import { isSameOrigin } from "../http/origin";
 import { errorJson, privateJson } from "../http/respond";
 import { toSafeReturnPath } from "../http/return-url";
+import { mailPasskeyAdded } from "../mail/account-changed";
 import { signInOptions, verifySignIn } from "./authentication";
 import { passkeyName, registerPasskey, registrationOptions } from "./registration";
 import { listPasskeys, removePasskey, setPasskeyKey } from "./store";
@@ -186,6 +187,7 @@ export async function handleRegister(request: Request): Promise<Response> {
   const name = passkeyName(fields.name);
   if (name === null)
     return refuse(400, "invalid_request", "the name must be at most 64 characters");
+  const now = new Date();
   const result = await registerPasskey({
     userId: user.userId,
     challengeId: fields.challengeId,
@@ -193,10 +195,13 @@ export async function handleRegister(request: Request): Promise<Response> {
     name,
     wrappedKey: fields.wrappedKey,
     audit: requestAudit(request, { kind: "user", id: user.userId }),
+    now,
   });
   if (!result.ok) {
     return privateJson({ error: result.refusal }, REGISTRATION_STATUS[result.refusal]);
   }
+  // A passkey signs in without the mailbox: the person hears of each one added.
+  await mailPasskeyAdded({ email: user.email, locale: user.locale, passkeyName: name, at: now });
   return privateJson({ id: result.id, holdsKey: result.holdsKey }, 201);
 }
 

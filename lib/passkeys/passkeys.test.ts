@@ -36,6 +36,10 @@ import {
 } from "../../test/oauth-fixtures";
 import { startRouteServer, type RouteServer } from "../../test/route-server";
 import { uniqueClientIp } from "../../test/sign-in-fixtures";
+import deMessages from "../../messages/de.json";
+import { formatDateTime } from "../i18n/date-time";
+import { locales } from "../i18n/locales";
+import { loadMessages } from "../i18n/messages";
 import { PASSKEY_PRF_INPUT } from "./prf";
 import type { PasskeyCreationOptions } from "./registration";
 import type { PasskeyRequestOptions } from "./authentication";
@@ -692,6 +696,63 @@ describe("registering a passkey", () => {
     const stored = await db().passkey.findFirstOrThrow({ where: { userId: alice.user.id } });
     expect(stored.wrappedKey).toBe(wrappedKey);
     expect(stored.name).toBe("Test passkey");
+  });
+
+  it("mails the person, in their language, which passkey was added, when, and where to remove it", async () => {
+    const alice = await person();
+    await db().user.update({ where: { id: alice.user.id }, data: { locale: "de" } });
+    const mailsToAlice = () =>
+      db().outboxMessage.findMany({ where: { to: alice.user.email }, orderBy: { sentAt: "asc" } });
+
+    // A refused registration mails nothing.
+    const refused = await register(alice, newAuthenticator(), { name: "n".repeat(65) });
+    expect(refused.status).toBe(400);
+    expect(await mailsToAlice()).toHaveLength(0);
+
+    const name = 'Pixel <b>"7"</b> & Chrome';
+    const id = await registered(alice, newAuthenticator(), { name });
+    const stored = await db().passkey.findUniqueOrThrow({ where: { id } });
+    const mails = await mailsToAlice();
+    expect(mails).toHaveLength(1);
+    const [mail] = mails;
+    const german = deMessages.Mail.passkeyAdded;
+    expect(mail?.subject).toBe(german.subject.replace("{service}", "Bank Connect"));
+    expect(mail?.code).toBeNull();
+    expect(mail?.link).toBeNull();
+    const at = formatDateTime("de", stored.createdAt, "UTC");
+    expect(at).toMatch(/UTC/);
+    const intro = german.intro
+      .replace("{name}", name)
+      .replace("{at}", at)
+      .replace("{service}", "Bank Connect");
+    expect(mail?.text).toContain(intro);
+    expect(mail?.text).toContain(german.notYou);
+    expect(mail?.text).toContain(`${ISSUER}/account`);
+    // The name is the person's own text: escaped in the HTML part, never markup.
+    expect(mail?.html).toContain("Pixel &lt;b&gt;&quot;7&quot;&lt;/b&gt; &amp; Chrome");
+    expect(mail?.html).not.toContain("<b>");
+    expect(mail?.html).toContain(`href="${ISSUER}/account"`);
+    expect(mail?.html).toContain('lang="de"');
+    // The mail says nothing of the passkey's credential or key.
+    expect(mail?.text).not.toContain(stored.credentialId);
+  });
+
+  it("the passkey mail is written in each of the 12 languages", async () => {
+    const subjects = new Set<string>();
+    for (const locale of locales) {
+      const alice = await person();
+      await db().user.update({ where: { id: alice.user.id }, data: { locale } });
+      await registered(alice, newAuthenticator());
+      const [mail] = await db().outboxMessage.findMany({ where: { to: alice.user.email } });
+      const messages = (await loadMessages(locale)) as unknown as typeof deMessages;
+      expect(mail?.subject, locale).toBe(
+        messages.Mail.passkeyAdded.subject.replace("{service}", "Bank Connect"),
+      );
+      expect(mail?.html, locale).toContain(`lang="${locale}"`);
+      expect(mail?.text, locale).toContain("Test passkey");
+      subjects.add(mail?.subject ?? "");
+    }
+    expect(subjects.size).toBe(locales.length);
   });
 });
 

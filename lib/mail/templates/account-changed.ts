@@ -1,8 +1,9 @@
 import type { Locale } from "../../i18n/locales";
 import { mailTranslator } from "../../i18n/translate";
 import { escapeHtml } from "../../http/html";
+import { formatDateTime } from "../../i18n/date-time";
 import { mailButton, mailDocument } from "./html";
-import type { RenderedMail } from "./login";
+import { toOneLine, type RenderedMail } from "./login";
 
 /**
  * The mails a person gets after an irreversible change to their account
@@ -43,6 +44,45 @@ export async function renderAccountChangedMail(
     main: [
       ...lines.map((line) => `<p>${escapeHtml(line)}</p>`),
       ...(link ? [mailButton(link.url, link.text)] : []),
+    ].join("\n"),
+  });
+  return { subject, text, html };
+}
+
+export interface PasskeyAddedMailInput {
+  locale: Locale;
+  /** The passkey's name as /account shows it (the person's own choice: escaped). */
+  passkeyName: string;
+  at: Date;
+  /** The absolute address of /account, where a passkey is removed. */
+  accountUrl: string;
+}
+
+/**
+ * The mail a person gets when a passkey was added to their account: which
+ * one, when (in UTC, the zone named), and what to do if it was not them. A
+ * passkey signs in without the mailbox, so one added by someone else is
+ * removed on /account, after the mailbox is secured.
+ */
+export async function renderPasskeyAddedMail(input: PasskeyAddedMailInput): Promise<RenderedMail> {
+  const t = await mailTranslator(input.locale);
+  const service = t("serviceName");
+  const subject = t("passkeyAdded.subject", { service });
+  const name = toOneLine(input.passkeyName) || "Passkey";
+  const at = formatDateTime(input.locale, input.at, "UTC");
+  const lines = [
+    t("greeting"),
+    t("passkeyAdded.intro", { service, name, at }),
+    t("passkeyAdded.notYou"),
+  ];
+  const linkText = t("passkeyAdded.linkText");
+  const text = [...lines.flatMap((line) => [line, ""]), input.accountUrl, ""].join("\n");
+  const html = mailDocument({
+    locale: input.locale,
+    title: subject,
+    main: [
+      ...lines.map((line) => `<p>${escapeHtml(line)}</p>`),
+      mailButton(input.accountUrl, linkText),
     ].join("\n"),
   });
   return { subject, text, html };
