@@ -146,6 +146,8 @@ const rawSchema = z.object({
     emptyToUndefined,
     z.string().min(16, "must be at least 16 characters").optional(),
   ),
+  // The banks (ASPSP names, comma-separated) the upstream metrics name; every other is "other".
+  METRICS_BANKS: optionalString,
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl,
   OTEL_SERVICE_NAME: z.preprocess(emptyToUndefined, z.string().default("bank-connect")),
   LOG_LEVEL: z.preprocess(
@@ -288,6 +290,10 @@ function finishEnv(raw: RawEnv) {
     demoPartnerPrivateKey: raw.DEMO_PARTNER_PRIVATE_KEY,
     logLevel: raw.LOG_LEVEL,
     metricsToken: raw.METRICS_TOKEN,
+    metricsBanks: (raw.METRICS_BANKS ?? "")
+      .split(",")
+      .map((name) => name.trim())
+      .filter((name) => name !== ""),
     tracing: raw.OTEL_EXPORTER_OTLP_ENDPOINT
       ? {
           endpoint: raw.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, ""),

@@ -1,6 +1,7 @@
 import { matchesKeyedHash } from "../crypto/keyed-hash";
 import { db } from "../db/client";
 import { log } from "../log";
+import { forBank } from "../upstream/metrics";
 import { upstreamNamed } from "../upstream";
 import type { UpstreamName } from "../upstream/types";
 
@@ -25,7 +26,13 @@ export async function removeConnection(input: {
 }): Promise<RemoveResult> {
   const connection = await db().connection.findFirst({
     where: { id: input.connectionId, tenant: { userId: input.userId } },
-    select: { id: true, tenantId: true, upstream: true, upstreamSessionHash: true },
+    select: {
+      id: true,
+      tenantId: true,
+      upstream: true,
+      upstreamSessionHash: true,
+      aspspName: true,
+    },
   });
   if (!connection) return { kind: "not_found" };
 
@@ -38,9 +45,10 @@ export async function removeConnection(input: {
       return { kind: "wrong_session" };
     }
     try {
-      await upstreamNamed(connection.upstream as UpstreamName).closeSession(
-        input.upstreamSessionId,
-      );
+      await forBank(
+        upstreamNamed(connection.upstream as UpstreamName),
+        connection.aspspName,
+      ).closeSession(input.upstreamSessionId);
       upstreamClosed = true;
     } catch (error) {
       // The person asked for their data to go: the aggregator's failure does not keep it.

@@ -1,9 +1,11 @@
+import { performance } from "node:perf_hooks";
 import { sealJson } from "../crypto/envelope";
 import { timingSafeEqualString } from "../crypto/constant-time";
 import { keyedHash } from "../crypto/keyed-hash";
 import type { Prisma } from "../db/client";
 import type { Upstream, UpstreamSession } from "../upstream/types";
 import { log } from "../log";
+import { observeIngestDuration } from "../metrics";
 import { toStoredPsuHeaders } from "../upstream/psu-headers";
 import { startSyncDeadline, type SyncDeadline } from "./budget";
 import { HistoryReading, storeRead, type FetchedTransactions } from "./fetch-and-store";
@@ -315,8 +317,20 @@ export async function storeHistory(
     ...input,
     accountUids: input.accounts.map((account) => account.uid),
   });
+  const started = performance.now();
+  const seconds = () => (performance.now() - started) / 1000;
   try {
-    return await storeEachHistory(input.accounts, reading, input.now ?? new Date(), progress);
+    const stored = await storeEachHistory(
+      input.accounts,
+      reading,
+      input.now ?? new Date(),
+      progress,
+    );
+    observeIngestDuration(stored.failedAccountIds.length > 0 ? "partial" : "ok", seconds());
+    return stored;
+  } catch (error) {
+    observeIngestDuration("error", seconds());
+    throw error;
   } finally {
     // Whatever ended the loop, no account's pages are fetched any more.
     reading.stop();

@@ -1,7 +1,10 @@
+import { performance } from "node:perf_hooks";
 import { matchesKeyedHash } from "../crypto/keyed-hash";
 import { syncDb } from "../db/client";
 import { isUuid } from "../db/uuid";
 import { log } from "../log";
+import { observeSyncDuration } from "../metrics";
+import { forBank } from "../upstream/metrics";
 import { upstreamNamed } from "../upstream";
 import {
   UPSTREAM_NAMES,
@@ -10,7 +13,7 @@ import {
   type UpstreamName,
 } from "../upstream/types";
 import { balanceColumns } from "./sealing";
-import { startSyncDeadline, type SyncDeadline } from "./budget";
+import { startSyncDeadline, SyncDeadlineError, type SyncDeadline } from "./budget";
 import { fetchTransactions, storeWhileFetching } from "./fetch-and-store";
 import { clearHistoryPending, writeBalances } from "./ingest";
 import { settlePending } from "./pending";
@@ -122,8 +125,28 @@ async function oldestPendingDay(accountId: string): Promise<string | null> {
   return row?.day ?? null;
 }
 
-/** Null when the tenant has no such account. */
+/**
+ * Null when the tenant has no such account. Each sync's time is observed by
+ * outcome (docs/observability.md): ok, the failure's reason, or the error.
+ */
 export async function syncAccount(request: SyncRequest): Promise<SyncOutcome | null> {
+  const started = performance.now();
+  const seconds = () => (performance.now() - started) / 1000;
+  let outcome: SyncOutcome | null;
+  try {
+    outcome = await readAndStore(request);
+  } catch (error) {
+    observeSyncDuration(
+      error instanceof SyncDeadlineError ? "deadline_exceeded" : "error",
+      seconds(),
+    );
+    throw error;
+  }
+  if (outcome) observeSyncDuration(outcome.ok ? "ok" : outcome.reason, seconds());
+  return outcome;
+}
+
+async function readAndStore(request: SyncRequest): Promise<SyncOutcome | null> {
   const now = request.now ?? new Date();
   const deadline = request.deadline ?? startSyncDeadline();
   if (!isUuid(request.accountId)) return null;
@@ -146,7 +169,10 @@ export async function syncAccount(request: SyncRequest): Promise<SyncOutcome | n
   const sealingKey = account.tenant.sealingKey;
   if (!sealingKey) throw new Error("tenant without a sealing key holds an account");
 
-  const upstream = upstreamNamed(toUpstreamName(connection.upstream));
+  const upstream = forBank(
+    upstreamNamed(toUpstreamName(connection.upstream)),
+    connection.aspspName,
+  );
   // The holder is present, but not every header the bank requires came: the bank is not asked.
   const missingPsuHeaders = missingBeforeRead(connection, request.psuHeaders);
   if (missingPsuHeaders) return failure("psu_headers_missing", { missingPsuHeaders });

@@ -3,7 +3,7 @@ import pg from "pg";
 import { getEnv, requireDatabaseUrl } from "../env";
 import { log } from "../log";
 import { watchPool } from "../metrics";
-import { traceQueries } from "./query-spans";
+import { measurePoolWaits } from "./pool-wait";
 import { PrismaClient } from "./generated/client";
 
 export { Prisma } from "./generated/client";
@@ -63,7 +63,7 @@ function createPool(name: PoolName): DbPool {
   // without a listener node-postgres would throw it out of the process.
   pool.on("error", (error) => log.warn("db.idle_connection_lost", { pool: name, error }));
   watchPool(name, pool);
-  traceQueries(pool, name);
+  measurePoolWaits(pool, name);
   const prisma = new PrismaClient({
     adapter: new PrismaPg(pool),
     transactionOptions: { maxWait: database.poolTimeoutMs, timeout: TRANSACTION_TIMEOUT_MS },

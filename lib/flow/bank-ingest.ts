@@ -5,6 +5,7 @@ import { renewConnection, storeConnection, storeHistory } from "../banking/inges
 import { db } from "../db/client";
 import type { BankIngestState } from "../db/generated/enums";
 import { log } from "../log";
+import { forBank } from "../upstream/metrics";
 import { upstream } from "../upstream";
 
 /**
@@ -45,6 +46,8 @@ export interface IngestJob {
   renewConnectionId: string | null;
   /** The bank's required PSU headers as recorded when the consent was started; null if not known. */
   requiredPsuHeaders: string[] | null;
+  /** The bank's ASPSP name (the upstream metrics' bank label). */
+  aspspName: string;
 }
 
 /** The running ingests of this process, so tests and shutdown can wait for them. */
@@ -85,7 +88,7 @@ async function runIngest(id: string, job: IngestJob): Promise<void> {
   heartbeat.unref();
   let connected = false;
   try {
-    const bank = upstream();
+    const bank = forBank(upstream(), job.aspspName);
     const session = await bank.completeAuthorization({ code: job.code });
     await record({ accountsTotal: session.accounts.length });
     await inSlotWaiting(

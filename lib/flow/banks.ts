@@ -227,6 +227,7 @@ export async function handleBankCallback(request: Request): Promise<Response> {
     sealingKey: sealing.sealingKey,
     renewConnectionId: renewing?.id ?? null,
     requiredPsuHeaders: fromStoredPsuHeaders(authorization.requiredPsuHeaders),
+    aspspName: authorization.aspspName,
   });
   return redirect("/banks/progress");
 }
@@ -289,6 +290,7 @@ async function ownKeyCallback(
     sealingKey: tenant.sealingKey,
     renewConnectionId: null,
     requiredPsuHeaders: fromStoredPsuHeaders(authorization.requiredPsuHeaders),
+    aspspName: authorization.aspspName,
   });
   return done("connecting");
 }

@@ -1,4 +1,5 @@
 import { getEnv, type Env } from "../env";
+import { countedMailer } from "./counted";
 import { MailError } from "./errors";
 import { OutboxMailer } from "./outbox";
 import { ResendMailer } from "./resend";
@@ -21,6 +22,11 @@ export type { Mailer, MailMessage } from "./types";
 export function createMailer(
   env: Pick<Env, "mode" | "resendApiKey" | "mailFrom"> & Partial<Pick<Env, "smtp">>,
 ): Mailer {
+  // Every message the chosen provider is handed is counted by outcome (./counted.ts).
+  return countedMailer(chooseMailer(env));
+}
+
+function chooseMailer(env: Parameters<typeof createMailer>[0]): Mailer {
   if (env.resendApiKey) return new ResendMailer({ apiKey: env.resendApiKey, from: env.mailFrom });
   if (env.smtp) return new SmtpMailer({ ...env.smtp, from: env.mailFrom });
   if (env.mode === "production") {

@@ -2,6 +2,7 @@ import { EnvError, getEnv } from "../env";
 import { enableBankingUpstream } from "./enable-banking";
 import { sandboxUpstream } from "./sandbox";
 import { tracedUpstream } from "../tracing";
+import { measuredUpstream } from "./metrics";
 import type { Upstream, UpstreamName } from "./types";
 
 /**
@@ -28,9 +29,9 @@ function enableBankingFromEnv(): Upstream {
 function createUpstream(name: UpstreamName): Upstream {
   switch (name) {
     case "sandbox":
-      return tracedUpstream(name, sandboxUpstream());
+      return tracedUpstream(name, measuredUpstream(name, sandboxUpstream()));
     case "enablebanking":
-      return tracedUpstream(name, enableBankingFromEnv());
+      return tracedUpstream(name, measuredUpstream(name, enableBankingFromEnv()));
   }
 }
 
