@@ -1,6 +1,16 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { availableParallelism } from "node:os";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { generateKeyPair, openJson, toPlaintext } from "./envelope";
-import { chunkSize, sealAll, SEAL_CHUNK, sealPoolSize, stopSealPool } from "./seal-pool";
+import {
+  cgroupCpuLimit,
+  chunkSize,
+  sealAll,
+  SEAL_CHUNK,
+  SEAL_WORKER_IDLE_MS,
+  sealPoolSize,
+  sealPoolWorkers,
+  stopSealPool,
+} from "./seal-pool";
 
 afterAll(() => stopSealPool());
 
@@ -46,5 +56,36 @@ describe("the sealing pool", () => {
 
   it("runs one worker per core", () => {
     expect(sealPoolSize()).toBeGreaterThanOrEqual(1);
+    expect(sealPoolSize()).toBeLessThanOrEqual(availableParallelism());
+  });
+
+  it("counts a container's CPU limit, not the host's cores", () => {
+    // cgroup v2 cpu.max: "quota period", or "max period" without a limit.
+    expect(cgroupCpuLimit("100000 100000\n")).toBe(1);
+    expect(cgroupCpuLimit("150000 100000")).toBe(2);
+    expect(cgroupCpuLimit("50000 100000")).toBe(1);
+    expect(cgroupCpuLimit("400000 100000")).toBe(4);
+    expect(cgroupCpuLimit("max 100000")).toBeNull();
+    expect(cgroupCpuLimit(null)).toBeNull();
+    expect(cgroupCpuLimit("")).toBeNull();
+  });
+
+  it("stops its workers once they are idle, and starts them again for the next batch", async () => {
+    const keys = generateKeyPair();
+    await stopSealPool();
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      await sealAll(keys.publicKeyRawB64, Array(SEAL_CHUNK * 2).fill("{}"));
+      expect(sealPoolWorkers()).toBeGreaterThanOrEqual(1);
+      vi.advanceTimersByTime(SEAL_WORKER_IDLE_MS - 1);
+      expect(sealPoolWorkers()).toBeGreaterThanOrEqual(1);
+      vi.advanceTimersByTime(1);
+      expect(sealPoolWorkers()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+    const again = await sealAll(keys.publicKeyRawB64, Array(SEAL_CHUNK).fill('{"a":1}'));
+    expect(openJson(keys.privateKeyPkcs8B64, again[SEAL_CHUNK - 1] ?? "")).toEqual({ a: 1 });
+    expect(sealPoolWorkers()).toBeGreaterThanOrEqual(1);
   });
 });

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { parseRawPublicKey, sealingCrypto, sealPlaintexts } from "./envelope";
@@ -23,6 +24,12 @@ import { nativeAgreement } from "./p256-agree";
 export const SEAL_CHUNK = 256;
 /** Below this, sealing inline costs less than the trip to a worker. */
 const INLINE_BELOW = 32;
+/**
+ * A worker idle this long exits (each holds an isolate of its own, some
+ * 10-20 MB resident): an instance between syncs holds no sealing threads,
+ * and the next sync starts them again in a few milliseconds.
+ */
+export const SEAL_WORKER_IDLE_MS = 30_000;
 
 const WORKER_SOURCE = `
 const { createECDH, createHmac, createCipheriv, randomBytes } = require("node:crypto");
@@ -50,6 +57,7 @@ interface Job {
 interface PoolWorker {
   worker: Worker;
   job: Job | null;
+  idleTimer?: NodeJS.Timeout;
 }
 
 interface Pool {
@@ -62,9 +70,32 @@ interface Pool {
 /** One pool per process (on globalThis: Next's dev reloads must not start more). */
 const state = globalThis as { bankConnectSealPool?: Pool };
 
-/** Workers in the pool: one per core the process may use. */
+/**
+ * The CPUs a cgroup v2 quota gives this process (`cpu.max`, as a container's
+ * CPU limit sets it), or null without one: Node's availableParallelism counts
+ * the host's cores, and a pod limited to one CPU on a 32-core node would
+ * otherwise start 32 workers that only contend for that one CPU and each
+ * hold memory.
+ */
+export function cgroupCpuLimit(cpuMax: string | null = readCpuMax()): number | null {
+  const [quota, period] = (cpuMax ?? "").trim().split(/\s+/);
+  if (!quota || quota === "max" || !period) return null;
+  const cpus = Number(quota) / Number(period);
+  return Number.isFinite(cpus) && cpus > 0 ? Math.max(1, Math.ceil(cpus)) : null;
+}
+
+function readCpuMax(): string | null {
+  try {
+    return readFileSync("/sys/fs/cgroup/cpu.max", "utf8");
+  } catch {
+    return null;
+  }
+}
+
+/** Workers in the pool: one per core the process may use (its container's CPU limit included). */
 export function sealPoolSize(): number {
-  return Math.max(1, availableParallelism());
+  const cores = availableParallelism();
+  return Math.max(1, Math.min(cores, cgroupCpuLimit() ?? cores));
 }
 
 function pool(): Pool {
@@ -92,6 +123,16 @@ function startWorker(current: Pool): PoolWorker {
     if (message.envelopes) job.resolve(message.envelopes);
     else job.reject(new Error(`sealing failed in a worker: ${message.error ?? "unknown"}`));
     dispatch(current);
+    if (entry.job === null) {
+      entry.idleTimer = setTimeout(() => {
+        const index = current.workers.indexOf(entry);
+        if (entry.job !== null || index === -1) return;
+        // Out of the pool first: no job can be given to a worker on its way out.
+        current.workers.splice(index, 1);
+        void entry.worker.terminate();
+      }, SEAL_WORKER_IDLE_MS);
+      entry.idleTimer.unref();
+    }
   });
   const fail = (error: Error) => {
     const index = current.workers.indexOf(entry);
@@ -116,6 +157,7 @@ function dispatch(current: Pool): void {
     const job = current.queue.shift();
     if (!job) return;
     idle.job = job;
+    clearTimeout(idle.idleTimer);
     idle.worker.ref();
     idle.worker.postMessage({ id: job.id, recipient: job.recipient, plaintexts: job.plaintexts });
   }
@@ -162,6 +204,11 @@ export async function sealAll(
     chunks.push(sealChunk(recipient, plaintexts.slice(start, start + size)));
   }
   return (await Promise.all(chunks)).flat();
+}
+
+/** The sealing workers running now (started on demand, gone after SEAL_WORKER_IDLE_MS idle). */
+export function sealPoolWorkers(): number {
+  return state.bankConnectSealPool?.workers.length ?? 0;
 }
 
 /** Stops the workers (tests and scripts that measure a cold pool). */
