@@ -1,5 +1,6 @@
 import { openToken, sealToken } from "../crypto/sealed-token";
 import { db, type Prisma } from "../db/client";
+import { query, sql } from "../db/sql";
 import { AUDIT_EVENTS, type AuditEventType, isAuditEventType } from "./events";
 
 /**
@@ -82,8 +83,36 @@ export function parseCursor(text: string, scope: string): bigint | null {
   return seq > 0n ? seq : null;
 }
 
-/** Deletes the events older than `before`; returns how many. */
-export async function pruneAuditEvents(before: Date): Promise<number> {
-  const { count } = await db().auditEvent.deleteMany({ where: { at: { lt: before } } });
-  return count;
+/** The audit log's retention unless the operator chooses another (docs/audit-log.md#retention). */
+export const AUDIT_RETENTION_DAYS = 365;
+
+/** How many events one statement of a prune deletes. */
+export const AUDIT_PRUNE_BATCH = 1000;
+
+/**
+ * Deletes the events older than `before`; returns how many. In batches, each
+ * its own statement, so no prune holds a long lock on the log; it stops at
+ * the first batch that finds fewer than a full batch.
+ */
+export async function pruneAuditEvents(
+  before: Date,
+  options: { batchSize?: number } = {},
+): Promise<number> {
+  const batchSize = options.batchSize ?? AUDIT_PRUNE_BATCH;
+  let total = 0;
+  for (;;) {
+    const [row] = await query<{ removed: number }>(sql`WITH gone AS (
+      DELETE FROM "AuditEvent" WHERE "id" IN (
+        SELECT "id" FROM "AuditEvent" WHERE "at" < ${before} LIMIT ${batchSize})
+      RETURNING 1)
+      SELECT count(*)::int AS "removed" FROM gone`);
+    const removed = row?.removed ?? 0;
+    total += removed;
+    if (removed < batchSize) return total;
+  }
+}
+
+/** How many events are older than `before`: what a prune would delete now. */
+export function countAuditEventsBefore(before: Date): Promise<number> {
+  return db().auditEvent.count({ where: { at: { lt: before } } });
 }

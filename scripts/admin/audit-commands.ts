@@ -1,6 +1,11 @@
 import { userInfo } from "node:os";
 import { AUDIT_EVENT_TYPES, type AuditContext, isAuditEventType } from "../../lib/audit/events";
-import { listAuditEvents, pruneAuditEvents, type AuditEventRow } from "../../lib/audit/query";
+import {
+  AUDIT_RETENTION_DAYS,
+  listAuditEvents,
+  pruneAuditEvents,
+  type AuditEventRow,
+} from "../../lib/audit/query";
 import { isUuid } from "../../lib/db/uuid";
 import type { Command } from "./commands";
 import { optionalString, UsageError, type OptionValues } from "./options";
@@ -23,7 +28,7 @@ export function operatorAudit(): AuditContext {
 
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 1000;
-const DEFAULT_RETENTION_DAYS = 365;
+const DEFAULT_RETENTION_DAYS = AUDIT_RETENTION_DAYS;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 function optionalUuid(values: OptionValues, name: string): string | undefined {
@@ -32,7 +37,12 @@ function optionalUuid(values: OptionValues, name: string): string | undefined {
   return value;
 }
 
-function wholeNumber(values: OptionValues, name: string, fallback: number, max: number): number {
+export function wholeNumber(
+  values: OptionValues,
+  name: string,
+  fallback: number,
+  max: number,
+): number {
   const text = optionalString(values, name);
   if (text === undefined) return fallback;
   const value = /^\d{1,7}$/.test(text) ? Number(text) : 0;
@@ -42,7 +52,7 @@ function wholeNumber(values: OptionValues, name: string, fallback: number, max: 
   return value;
 }
 
-function optionalTime(values: OptionValues, name: string): Date | undefined {
+export function optionalTime(values: OptionValues, name: string): Date | undefined {
   const text = optionalString(values, name);
   if (text === undefined) return undefined;
   const at = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text)

@@ -20,6 +20,7 @@ import {
   type BankApplicationCheck,
 } from "../../lib/upstream/application-check";
 import { AUDIT_COMMANDS, operatorAudit } from "./audit-commands";
+import { JANITOR_COMMANDS } from "./janitor-commands";
 import {
   optionalString,
   requireList,
@@ -210,6 +211,7 @@ export const COMMANDS: readonly Command[] = [
     },
   },
   ...AUDIT_COMMANDS,
+  ...JANITOR_COMMANDS,
 ];
 
 function toBankCheckOutput(check: BankApplicationCheck) {
