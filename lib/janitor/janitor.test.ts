@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useScratchDatabase, type ScratchDatabase } from "../../test/db-pressure";
+import { countStatements } from "../../test/statement-counter";
 import { db } from "../db/client";
 import { renderMetrics } from "../metrics";
 import { janitorStatus, runJanitor } from "./index";
@@ -439,7 +440,7 @@ describe("janitor", () => {
     expect(await metricValue("bank_connect_janitor_run_duration_seconds_count")).toBeGreaterThan(0);
   });
 
-  it("removes in batches until a batch finds fewer than a full one", async () => {
+  it("removes in batches, each its own statement, until a batch removes fewer than a full one", async () => {
     const now = new Date("1985-06-01T12:00:00.000Z");
     const user = await makeUser();
     for (let i = 0; i < 5; i++) {
@@ -452,8 +453,19 @@ describe("janitor", () => {
     for (let i = 0; i < 4; i++) await makeOutboxMessage(at(now, -8 * DAY_MS - i * MINUTE_MS));
     const kept = await makeCounter(at(now, -30 * MINUTE_MS));
 
-    const report = await runJanitor({ now, batchSize: 2 });
+    const { result: report, statements } = await countStatements(() =>
+      runJanitor({ now, batchSize: 2 }),
+    );
 
+    // Each batch is one DELETE of its own, outside any transaction: 2 + 2 + 1 for five rows,
+    // 2 + 2 + 0 for four, and one that finds nothing for a table with nothing due.
+    const deletes = (name: string) =>
+      statements.filter((text) => text.includes(`DELETE FROM "${name}"`)).length;
+    expect(deletes("SignInCounter")).toBe(3);
+    expect(deletes("AuditEvent")).toBe(3);
+    expect(deletes("OutboxMessage")).toBe(3);
+    expect(deletes("PinFailure")).toBe(1);
+    expect(statements.filter((text) => /^(BEGIN|START TRANSACTION)/i.test(text))).toEqual([]);
     const removed = Object.fromEntries(report.tables.map((entry) => [entry.table, entry.removed]));
     expect(removed).toMatchObject({
       SignInCounter: 5,
