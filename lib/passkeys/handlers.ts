@@ -205,10 +205,17 @@ export async function handleRegister(request: Request): Promise<Response> {
   return privateJson({ id: result.id, holdsKey: result.holdsKey }, 201);
 }
 
-/** The passkey id of /account/passkeys/{id} and /account/passkeys/{id}/key. */
+/**
+ * The passkey id of /account/passkeys/{id} and /account/passkeys/{id}/key; a
+ * segment that is not valid percent-encoding names no passkey ("").
+ */
 function passkeyIdOf(request: Request): string {
   const segments = new URL(request.url).pathname.split("/");
-  return decodeURIComponent(segments[3] ?? "");
+  try {
+    return decodeURIComponent(segments[3] ?? "");
+  } catch {
+    return "";
+  }
 }
 
 /** GET /account/passkeys → the signed-in person's passkeys, newest first. */

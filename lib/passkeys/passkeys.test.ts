@@ -833,6 +833,25 @@ describe("passkeys on My access", () => {
     expect((await db().passkey.findUniqueOrThrow({ where: { id: bobs } })).wrappedKey).toBeNull();
   });
 
+  it("a passkey id in the path that is not valid percent-encoding is a passkey that does not exist", async () => {
+    const alice = await person();
+    await registered(alice, newAuthenticator());
+    for (const id of ["%zz", "%E2%82", "a%"]) {
+      const removed = await remove(alice, id);
+      expect(removed.status, id).toBe(404);
+      expect(await removed.json(), id).toEqual({
+        error: "not_found",
+        error_description: "no such passkey",
+      });
+      const put = await send("PUT", `/account/passkeys/${id}/key`, alice.browser, {
+        csrf: alice.addToken,
+        wrappedKey: await wrappedKeyOf(alice.keys),
+      });
+      expect(put.status, id).toBe(404);
+    }
+    expect(await db().passkey.count({ where: { userId: alice.user.id } })).toBe(1);
+  });
+
   it("never removes the last holder of the key while no backup of it was confirmed", async () => {
     const alice = await person();
     const wrappedKey = await wrappedKeyOf(alice.keys);
