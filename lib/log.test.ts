@@ -24,6 +24,46 @@ describe("log redaction: no secret, key, code or bank data in logs", () => {
     });
   });
 
+  it("matches whole field names, never endings: status_code, countryCode and a refusal's reason pass, sessionId does not", () => {
+    expect(
+      redact({
+        status_code: 502,
+        countryCode: "FI",
+        bankTransactionCode: "PMNT",
+        reason: "private_address",
+        sessionId: "s-1",
+        session: "s-2",
+        passphrase: "p",
+        "x-api-key": "k",
+        privateKey: "pk",
+        secretKey: "sk",
+        email: "a@b.example",
+        iban: "FI21",
+        codes: ["123456"],
+        authorizationCode: "ac",
+        refresh_token: "rt",
+        upstreamSessionEnc: "us",
+      }),
+    ).toEqual({
+      status_code: 502,
+      countryCode: "FI",
+      bankTransactionCode: "PMNT",
+      reason: "private_address",
+      sessionId: REDACTED,
+      session: REDACTED,
+      passphrase: REDACTED,
+      "x-api-key": REDACTED,
+      privateKey: REDACTED,
+      secretKey: REDACTED,
+      email: REDACTED,
+      iban: REDACTED,
+      codes: REDACTED,
+      authorizationCode: REDACTED,
+      refresh_token: REDACTED,
+      upstreamSessionEnc: REDACTED,
+    });
+  });
+
   it("scrubs keys, client secrets and PEM keys from any text, error messages included", () => {
     const key = `ebk_${"a1B2".repeat(10)}`;
     const secret = `obs_${"Z9-_".repeat(10)}`;
@@ -110,6 +150,20 @@ describe("the log's output (pino)", () => {
     expect(line.request.body.code_verifier).toBe(REDACTED);
     expect(line.partner.privateKey).toBe(REDACTED);
     expect(line.partner.account.iban).toBe(REDACTED);
+  });
+
+  it("keeps an error's stack at error level, scrubbed like its message; below error, no stack", () => {
+    const { logger, out, err } = capture();
+    const key = `ebk_${"k".repeat(43)}`;
+    const error = new Error(`refused ${key}`);
+    logger.error({ error }, "sync.account_failed");
+    logger.info({ error }, "sync.retrying");
+    const [atError] = err.map((text) => JSON.parse(text) as { error: Record<string, string> });
+    const [atInfo] = out.map((text) => JSON.parse(text) as { error: Record<string, string> });
+    expect(atError?.error.message).toBe("refused [redacted]");
+    expect(atError?.error.stack).toMatch(/^Error: refused \[redacted\]\n\s+at .*log\.test\.ts/);
+    expect(atInfo?.error).toEqual({ name: "Error", message: "refused [redacted]" });
+    expect([...out, ...err].join("")).not.toContain(key);
   });
 
   it("carries the id of the request it was written for", () => {

@@ -3,11 +3,16 @@ import pg from "pg";
 import { getEnv, requireDatabaseUrl } from "../env";
 import { log } from "../log";
 import { watchPool } from "../metrics";
+import { registerInstrumentation } from "../tracing";
 import { measurePoolWaits } from "./pool-wait";
 import { PrismaClient } from "./generated/client";
+import { instrumentPg } from "./tracing";
 
 export { Prisma } from "./generated/client";
 export type { PrismaClient } from "./generated/client";
+
+// Statements and checkouts become spans while tracing runs (lib/db/tracing.ts).
+registerInstrumentation("pg", instrumentPg);
 
 /**
  * Two connection pools per process (docs/capacity.md). `db()` serves every

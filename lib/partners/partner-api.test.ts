@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { db } from "../db/client";
 import {
   createTestClient,
@@ -157,6 +157,21 @@ describe("PUT /api/partner/branding", () => {
     expect(response.status).toBe(400);
     const body = (await response.json()) as { violations: { field: string; code: string }[] };
     expect(body.violations).toMatchObject([{ field: "logoUrl", code: "private_address" }]);
+  });
+
+  it("logs a refused logo with the reason's code, not [redacted]", async () => {
+    const owner = await ownerOf();
+    const written = vi.spyOn(process.stdout, "write");
+    try {
+      expect((await put(owner, { logoUrl: "https://127.0.0.1/logo.png" })).status).toBe(400);
+      const lines = written.mock.calls
+        .map((call) => String(call[0]))
+        .filter((text) => text.includes('"event":"partner.logo_refused"'))
+        .map((text) => JSON.parse(text) as Record<string, unknown>);
+      expect(lines).toEqual([expect.objectContaining({ reason: "private_address" })]);
+    } finally {
+      written.mockRestore();
+    }
   });
 
   it("refuses a write without the session's CSRF token or from another origin", async () => {

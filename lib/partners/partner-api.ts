@@ -124,7 +124,7 @@ export const handlePutBranding = answeringOutages(async (request: Request): Prom
     logo = await resolveLogo(partner, logoUrl);
   } catch (error) {
     if (!(error instanceof LogoError)) throw error;
-    log.info("partner.logo_refused", { partner_id: partner.id, code: error.code });
+    log.info("partner.logo_refused", { partner_id: partner.id, reason: error.code });
     return invalidBranding([
       { field: "logoUrl", code: error.code, message: `logoUrl: ${error.message}` },
     ]);

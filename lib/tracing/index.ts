@@ -8,11 +8,13 @@ import {
   type Attributes,
   type Context,
   type Span,
+  type TracerProvider,
 } from "@opentelemetry/api";
 
 /**
- * Spans of the service (docs/observability.md): one server span per request,
- * one per database query and one per call to the bank aggregator. Off unless
+ * Spans of the service (docs/observability.md): one server span per request
+ * and one per operation of the bank aggregator; the database's and outgoing
+ * HTTP requests' spans come from OpenTelemetry's instrumentations (setup.ts). Off unless
  * tracing was started (lib/tracing/setup.ts); then every helper here is a
  * plain call. Attributes name operations, routes and outcomes only: never a
  * secret, a query's text or values, an address, an account or an amount.
@@ -31,6 +33,48 @@ export function tracingActive(): boolean {
 
 export function markTracingActive(active: boolean): void {
   holder[ACTIVE_KEY] = active;
+}
+
+/**
+ * Instrumentations of libraries that live on higher floors (the database
+ * driver, lib/db): each registers how to start itself, by name, and is started
+ * with the tracer provider when tracing starts (at once when it already runs)
+ * and stopped with it. Kept on globalThis: Next's bundle and the server load
+ * their own copies of lib/, and a library is instrumented once.
+ */
+export type Instrumenting = (provider: TracerProvider) => () => void;
+const INSTRUMENTATIONS_KEY = Symbol.for("bank-connect.tracing-instrumentations");
+interface Instrumentations {
+  starts: Map<string, Instrumenting>;
+  stops: Map<string, () => void>;
+  provider?: TracerProvider;
+}
+function registry(): Instrumentations {
+  const store = holder as unknown as { [INSTRUMENTATIONS_KEY]?: Instrumentations };
+  store[INSTRUMENTATIONS_KEY] ??= { starts: new Map(), stops: new Map() };
+  return store[INSTRUMENTATIONS_KEY];
+}
+
+export function registerInstrumentation(name: string, start: Instrumenting): void {
+  const { starts, stops, provider } = registry();
+  if (starts.has(name)) return;
+  starts.set(name, start);
+  if (provider) stops.set(name, start(provider));
+}
+
+export function startInstrumentations(provider: TracerProvider): void {
+  const instrumentations = registry();
+  instrumentations.provider = provider;
+  for (const [name, start] of instrumentations.starts) {
+    instrumentations.stops.set(name, start(provider));
+  }
+}
+
+export function stopInstrumentations(): void {
+  const instrumentations = registry();
+  for (const stop of instrumentations.stops.values()) stop();
+  instrumentations.stops.clear();
+  instrumentations.provider = undefined;
 }
 
 const tracer = () => trace.getTracer(TRACER_NAME);
@@ -60,23 +104,6 @@ export async function inSpan<T>(
       span.end();
     }
   });
-}
-
-/**
- * A span for a callback-style operation: `start` returns the function that
- * ends it (with the error, if any). Nothing is recorded while tracing is off.
- */
-export function startSpan(
-  name: string,
-  attributes: Attributes,
-  kind: SpanKind = SpanKind.CLIENT,
-): (error?: unknown) => void {
-  if (!tracingActive()) return () => undefined;
-  const span = tracer().startSpan(name, { kind, attributes });
-  return (error?: unknown) => {
-    if (error) fail(span, error);
-    span.end();
-  };
 }
 
 export interface ServerSpan {
@@ -123,7 +150,11 @@ export function startServerSpan(input: {
   };
 }
 
-/** Wraps every method of a bank aggregator's client in a span named after it. */
+/**
+ * Wraps every method of a bank aggregator's client in a span named after it:
+ * the operation, with the aggregator's name. The HTTP requests it makes are
+ * client spans beneath it (@opentelemetry/instrumentation-undici, setup.ts).
+ */
 export function tracedUpstream<T extends object>(upstreamName: string, target: T): T {
   return new Proxy(target, {
     get(object, property, receiver) {
@@ -135,7 +166,6 @@ export function tracedUpstream<T extends object>(upstreamName: string, target: T
           { "bank_connect.upstream": upstreamName, "bank_connect.upstream.operation": property },
           async () =>
             (await (value as (...a: unknown[]) => unknown).apply(object, args)) as unknown,
-          SpanKind.CLIENT,
         );
     },
   });
