@@ -3,7 +3,8 @@ import { db } from "../db/client";
 import { getEnv } from "../env";
 import type { Locale } from "../i18n/locales";
 import { log } from "../log";
-import { mailer, MailError } from "../mail";
+import { deliverMail, type MailDelivery } from "../jobs/mail";
+import { MailError } from "../mail";
 import { renderLoginMail } from "../mail/templates/login";
 import { emailSchema } from "../mail/address";
 import {
@@ -78,13 +79,20 @@ export async function requestLoginChallenge(input: LoginRequest): Promise<LoginR
     return refusal;
   }
   const challenge = await createChallenge(request);
+  let delivery: MailDelivery;
   try {
-    await sendLoginMail({ ...request, ...challenge });
+    delivery = await sendLoginMail({ ...request, ...challenge });
   } catch (error) {
     if (!(error instanceof MailError)) throw error;
     await forgetUnsentChallenge(request, challenge.challengeId);
     log.error("login.mail_failed", { reason: error.code, error: error.message });
     throw error;
+  }
+  if (delivery === "queued") {
+    // The provider will be asked again (lib/jobs/mail.ts): the person is told the mail is on
+    // its way, and the older mails' codes keep working until the new one arrives.
+    log.info("login.challenge_queued", { challenge_id: challenge.challengeId });
+    return { status: "sent" };
   }
   await supersedeOlderChallenges(request, challenge.challengeId);
   log.info("login.challenge_sent", { challenge_id: challenge.challengeId });
@@ -146,7 +154,9 @@ async function forgetUnsentChallenge(request: LoginRequest & { now: Date }, chal
   await returnUnsentLoginMail(request);
 }
 
-async function sendLoginMail(request: LoginRequest & { token: string; pin: string }) {
+async function sendLoginMail(
+  request: LoginRequest & { now: Date; token: string; pin: string },
+): Promise<MailDelivery> {
   const link = `${getEnv().issuer}/login/link?token=${encodeURIComponent(request.token)}`;
   const mail = await renderLoginMail({
     locale: request.locale,
@@ -155,6 +165,13 @@ async function sendLoginMail(request: LoginRequest & { token: string; pin: strin
     code: request.pin,
     expiresInMinutes: LOGIN_CHALLENGE_LIFETIME_MINUTES,
   });
-  // A MailError propagates: nobody is told "sent" when nothing was.
-  await mailer().send({ to: request.email, ...mail, link, code: request.pin });
+  // A MailError propagates: nobody is told "sent" when nothing was. A failure that may
+  // pass is queued for another try, until the challenge expires.
+  return deliverMail(
+    { to: request.email, ...mail, link, code: request.pin },
+    {
+      kind: "sign_in",
+      notAfter: new Date(request.now.getTime() + LOGIN_CHALLENGE_LIFETIME_MINUTES * 60_000),
+    },
+  );
 }

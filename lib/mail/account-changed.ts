@@ -1,7 +1,7 @@
 import { getEnv } from "../env";
 import { defaultLocale, isLocale } from "../i18n/locales";
 import { log } from "../log";
-import { mailer } from "./index";
+import { deliverMail } from "../jobs/mail";
 import {
   renderAccountChangedMail,
   renderPasskeyAddedMail,
@@ -25,7 +25,8 @@ export async function mailAccountChanged(input: {
     accountUrl: input.change === "keyReplaced" ? `${getEnv().issuer}/account` : null,
   });
   try {
-    await mailer().send({ to: input.email, ...mail });
+    // A failure that may pass is queued for another try (lib/jobs/mail.ts).
+    await deliverMail({ to: input.email, ...mail }, { kind: "account_changed" });
   } catch (error) {
     // The address is personal data: the log names the change only.
     log.warn("mail.account_changed_failed", {
@@ -54,7 +55,8 @@ export async function mailPasskeyAdded(input: {
     accountUrl: `${getEnv().issuer}/account`,
   });
   try {
-    await mailer().send({ to: input.email, ...mail });
+    // A failure that may pass is queued for another try (lib/jobs/mail.ts).
+    await deliverMail({ to: input.email, ...mail }, { kind: "account_changed" });
   } catch (error) {
     log.warn("mail.account_changed_failed", {
       change: "passkeyAdded",

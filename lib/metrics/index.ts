@@ -19,6 +19,24 @@ interface PoolView {
   waitingCount: number;
 }
 
+/** One queue's counts, as the job queue reports them (lib/jobs/status.ts). */
+export interface JobQueueDepth {
+  queue: string;
+  queued: number;
+  active: number;
+  failed: number;
+}
+
+/**
+ * Where the queue depth gauge reads from: set by the process that runs the
+ * job queue. On globalThis, like the registry: the module that made the
+ * gauge may be another copy than the one the queue's starter loaded.
+ */
+const JOB_QUEUES_KEY = Symbol.for("bank-connect.metrics.job-queues");
+const jobQueues = ((
+  globalThis as { [JOB_QUEUES_KEY]?: { read: (() => Promise<JobQueueDepth[]>) | null } }
+)[JOB_QUEUES_KEY] ??= { read: null });
+
 function createMetrics() {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
@@ -146,6 +164,29 @@ function createMetrics() {
       labelNames: ["provider", "outcome"],
       registers: [registry],
     }),
+    jobs: new client.Counter({
+      name: "bank_connect_jobs_total",
+      help: "Background jobs by queue and outcome: queued, completed, retried (a try failed, another follows) or failed (no try follows)",
+      labelNames: ["queue", "outcome"],
+      registers: [registry],
+    }),
+    jobQueueDepth: new client.Gauge({
+      name: "bank_connect_job_queue_depth",
+      help: "Background jobs of a queue by state: queued (waiting, deferred retries included), active, or failed (kept for the queue's retention)",
+      labelNames: ["queue", "state"],
+      registers: [registry],
+      async collect() {
+        const read = jobQueues.read;
+        if (!read) return;
+        const depths = await read().catch(() => null);
+        this.reset();
+        for (const depth of depths ?? []) {
+          this.set({ queue: depth.queue, state: "queued" }, depth.queued);
+          this.set({ queue: depth.queue, state: "active" }, depth.active);
+          this.set({ queue: depth.queue, state: "failed" }, depth.failed);
+        }
+      },
+    }),
   };
 }
 
@@ -225,6 +266,16 @@ export function observeUpstreamCall(
 
 export function countMail(provider: string, outcome: string, count = 1): void {
   metrics().mails.inc({ provider, outcome }, count);
+}
+
+/** A background job's outcome (lib/jobs). */
+export function countJob(queue: string, outcome: string): void {
+  metrics().jobs.inc({ queue, outcome });
+}
+
+/** The job queue's counts, read at each scrape; null stops reading them. */
+export function watchJobQueues(read: (() => Promise<JobQueueDepth[]>) | null): void {
+  jobQueues.read = read;
 }
 
 /** The exposition: Prometheus text format. */

@@ -2,6 +2,7 @@ import { query, sql } from "../db/sql";
 import { getEnv } from "../env";
 import { defaultLocale, isLocale, type Locale } from "../i18n/locales";
 import { log } from "../log";
+import { deliverMail } from "../jobs/mail";
 import { mailer, type MailMessage } from "../mail";
 import { accountPageUrl } from "../mail/account-link";
 import { renderAccessGrantedMail } from "../mail/templates/access-granted";
@@ -68,7 +69,10 @@ export const mailAccessGranted = (grant: AccessGrant) => mailAccessGrants([grant
 async function sendAll(mails: MailMessage[]): Promise<void> {
   const sender = mailer();
   if (sender.sendMany) return sender.sendMany(mails);
-  const results = await Promise.allSettled(mails.map((mail) => sender.send(mail)));
+  // A failure that may pass is queued for another try (lib/jobs/mail.ts).
+  const results = await Promise.allSettled(
+    mails.map((mail) => deliverMail(mail, { kind: "access_granted" })),
+  );
   const failed = results.filter((result) => result.status === "rejected");
   if (failed.length > 0) {
     throw new Error(
