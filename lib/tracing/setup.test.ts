@@ -1,6 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { SpanKind, trace } from "@opentelemetry/api";
+import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { InMemorySpanExporter, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it } from "vitest";
 import packageJson from "../../package.json";
@@ -111,21 +111,30 @@ describe("tracing setup", () => {
     expect(traceparent).toContain(request?.spanContext().traceId);
   });
 
-  it("spans no database statement outside a request or an operation", async () => {
+  it("spans no database statement outside a request or an operation, nor a failed one's message", async () => {
     const exporter = new InMemorySpanExporter();
     const tracing = startTracing({ exporter, serviceName: "test", batch: false });
     let spans: ReadableSpan[] = [];
     try {
       await db().$queryRaw`SELECT 1`;
       await inSpan("work", {}, () => db().$queryRaw`SELECT 2`);
+      // The driver's message quotes the value: "invalid input syntax for type integer: …".
+      await inSpan("failing", {}, () => db().$queryRawUnsafe("SELECT 'quoted-value'::int")).catch(
+        () => undefined,
+      );
     } finally {
       spans = exporter.getFinishedSpans();
       await tracing.shutdown();
     }
     const statements = spans.filter((span) => span.name.startsWith("pg.query:"));
-    expect(statements).toHaveLength(1);
+    expect(statements).toHaveLength(2);
     const work = spans.find((span) => span.name === "work");
     expect(statements[0]?.parentSpanContext?.spanId).toBe(work?.spanContext().spanId);
     expect(statements[0]?.attributes["db.system.name"]).toBe("postgresql");
+    const failed = statements[1];
+    expect(failed?.status).toEqual({ code: SpanStatusCode.ERROR });
+    expect(JSON.stringify([failed?.attributes, failed?.events, failed?.status])).not.toContain(
+      "quoted-value",
+    );
   });
 });
