@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { useScratchDatabase, type ScratchDatabase } from "../../test/db-pressure";
 import { countStatements } from "../../test/statement-counter";
 import { db } from "../db/client";
@@ -399,7 +399,32 @@ describe("janitor", () => {
     );
     const flowsBefore = await metricValue('bank_connect_janitor_rows_removed_total{table="Flow"}');
 
-    const report = await runJanitor({ now });
+    const written: string[] = [];
+    const stdout = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    let report;
+    try {
+      report = await runJanitor({ now });
+    } finally {
+      stdout.mockRestore();
+    }
+    // One log line for the run, with what it removed per table.
+    const lines = written
+      .flatMap((chunk) => chunk.split("\n"))
+      .filter((line) => line.includes('"janitor.run"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      level: "info",
+      removed_total: 18,
+      tables: expect.arrayContaining([
+        { table: "Flow", removed: 3 },
+        { table: "AuthorizationCode", removed: 4 },
+        { table: "AuditEvent", removed: 1 },
+      ]),
+    });
 
     expect(Object.fromEntries(report.tables.map((entry) => [entry.table, entry.removed]))).toEqual(
       expected,
