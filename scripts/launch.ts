@@ -3,6 +3,8 @@ import path from "node:path";
 import { disconnectDb } from "../lib/db/client";
 import { nativeAgreement } from "../lib/crypto/p256-agree";
 import { checkSettings, EnvError } from "../lib/env";
+import { startJobs, stopJobs } from "../lib/jobs/boss";
+import { serviceSchedules } from "../lib/jobs/schedules";
 import { flushKeyUsesOnShutdown } from "../lib/keys/last-use";
 import { accessMailsSettled } from "../lib/oauth/access-mail";
 import { makeMissingNameKeys } from "../lib/partners/name-keys";
@@ -96,6 +98,8 @@ async function main() {
     // access-granted mails still waiting for their batch (lib/oauth/access-mail.ts).
     await flushKeyUsesOnShutdown();
     await accessMailsSettled();
+    // Background jobs (lib/jobs): the jobs in hand may finish, then the queue's connections close.
+    await stopJobs().catch(() => undefined);
     await disconnectDb().catch(() => undefined);
     if (database?.embedded) {
       log("stopping the embedded PostgreSQL");
@@ -132,6 +136,9 @@ async function main() {
         ? "envelopes are sealed with the native P-256 key agreement"
         : "envelopes are sealed with node:crypto: native/p256-agree is not built (install a C compiler and run npm install again for about twice the sealing speed)",
     );
+    // Background jobs (lib/jobs, docs/operations.md#background-jobs): queued mail, the janitor,
+    // audit retention. Started once the server answers, so they do not hold up the first answer.
+    await startJobs({ schedules: serviceSchedules() });
     printBanner(env.issuer, demo);
     // With Enable Banking: is {ISSUER}/banks/callback registered? Logged, and on /healthz.
     startBankApplicationChecks();

@@ -21,6 +21,7 @@ import {
 } from "../../lib/upstream/application-check";
 import { AUDIT_COMMANDS, operatorAudit } from "./audit-commands";
 import { JANITOR_COMMANDS } from "./janitor-commands";
+import { JOBS_COMMANDS } from "./jobs-commands";
 import {
   optionalString,
   requireList,
@@ -211,6 +212,7 @@ export const COMMANDS: readonly Command[] = [
     },
   },
   ...AUDIT_COMMANDS,
+  ...JOBS_COMMANDS,
   ...JANITOR_COMMANDS,
 ];
 
