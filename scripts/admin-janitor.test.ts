@@ -83,6 +83,7 @@ describe("admin CLI: janitor", () => {
         BrowserSession: 0,
         SignInCounter: 3,
         PinFailure: 0,
+        PinClosure: 0,
         PasskeyChallenge: 0,
         OutboxMessage: 1,
         AuditEvent: 1,

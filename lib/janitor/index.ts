@@ -29,17 +29,18 @@ export interface JanitorOptions {
   batchSize?: number;
 }
 
-/** A table's name, quoted; only the fixed names of the rules ever come here. */
-function table(name: string): SqlFragment {
-  if (!/^[A-Za-z]+$/.test(name)) throw new Error(`not a table name: ${name}`);
+/** A table's or column's name, quoted; only the fixed names of the rules ever come here. */
+function identifier(name: string): SqlFragment {
+  if (!/^[A-Za-z]+$/.test(name)) throw new Error(`not a name: ${name}`);
   return new SqlFragment([`"${name}"`], []);
 }
 
 async function removeBatch(rule: JanitorRule, now: Date, batchSize: number): Promise<number> {
-  const name = table(rule.table);
+  const name = identifier(rule.table);
+  const key = identifier(rule.key ?? "id");
   const [row] = await query<{ removed: number }>(sql`WITH gone AS (
-      DELETE FROM ${name} WHERE "id" IN (
-        SELECT t."id" FROM ${name} t WHERE ${rule.due(now)} LIMIT ${batchSize})
+      DELETE FROM ${name} WHERE ${key} IN (
+        SELECT t.${key} FROM ${name} t WHERE ${rule.due(now)} LIMIT ${batchSize})
       RETURNING 1)
     SELECT count(*)::int AS "removed" FROM gone`);
   return row?.removed ?? 0;
@@ -104,7 +105,7 @@ export async function janitorStatus(
   const rows = [];
   for (const rule of RULES) {
     const [row] = await query<{ expired: number }>(
-      sql`SELECT count(*)::int AS "expired" FROM ${table(rule.table)} t WHERE ${rule.due(now)}`,
+      sql`SELECT count(*)::int AS "expired" FROM ${identifier(rule.table)} t WHERE ${rule.due(now)}`,
     );
     rows.push({ table: rule.table, expired: row?.expired ?? 0, retention: rule.retention });
   }

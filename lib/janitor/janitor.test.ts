@@ -166,6 +166,9 @@ const makeCounter = (expiresAt: Date) =>
 const makePinFailure = (when: Date) =>
   db().pinFailure.create({ data: { addressKey: tag(), clientKey: tag(), at: when } });
 
+const makeClosure = (closedUntil: Date) =>
+  db().pinClosure.create({ data: { addressKey: `janitor-${tag()}`, closures: 1, closedUntil } });
+
 const makePasskeyChallenge = (expiresAt: Date) =>
   db().passkeyChallenge.create({
     data: { challenge: `janitor-${tag()}`, purpose: "authenticate", expiresAt },
@@ -189,7 +192,8 @@ async function existing(rows: Record<string, { table: string; id: string }>) {
       table.charAt(0).toLowerCase() + table.slice(1)
     ];
     if (!delegate) throw new Error(`no table ${table}`);
-    found[name] = (await delegate.count({ where: { id } })) === 1;
+    const where = table === "PinClosure" ? { addressKey: id } : { id };
+    found[name] = (await delegate.count({ where })) === 1;
   }
   return found;
 }
@@ -370,6 +374,16 @@ describe("janitor", () => {
     add("pin failure inside", "PinFailure", await makePinFailure(at(now, -365 * DAY_MS)));
     add("pin failure now", "PinFailure", await makePinFailure(now));
 
+    // PinClosure: 366 days after the closure ended.
+    for (const [name, offset] of [
+      ["closure past", -367 * DAY_MS],
+      ["closure inside", -365 * DAY_MS],
+      ["closure open", DAY_MS],
+    ] as const) {
+      const closure = await makeClosure(at(now, offset));
+      rows[name] = { table: "PinClosure", id: closure.addressKey };
+    }
+
     // OutboxMessage: 7 days.
     add("mail past", "OutboxMessage", await makeOutboxMessage(at(now, -8 * DAY_MS)));
     add("mail inside", "OutboxMessage", await makeOutboxMessage(at(now, -6 * DAY_MS)));
@@ -389,6 +403,7 @@ describe("janitor", () => {
       BrowserSession: 1,
       SignInCounter: 1,
       PinFailure: 1,
+      PinClosure: 1,
       PasskeyChallenge: 1,
       OutboxMessage: 1,
       AuditEvent: 1,
@@ -418,7 +433,7 @@ describe("janitor", () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({
       level: "info",
-      removed_total: 18,
+      removed_total: 19,
       tables: expect.arrayContaining([
         { table: "Flow", removed: 3 },
         { table: "AuthorizationCode", removed: 4 },
@@ -453,6 +468,7 @@ describe("janitor", () => {
         "counter past",
         "passkey past",
         "pin failure past",
+        "closure past",
         "mail past",
         "event past",
       ].sort(),

@@ -14,6 +14,8 @@ export const DAY_MS = 24 * HOUR_MS;
 export interface JanitorRule {
   /** The table, as the schema names it. */
   table: string;
+  /** Its primary key column, when it is not `id`. */
+  key?: string;
   /** How long a row stays, in words (reports, the admin CLI, the docs). */
   retention: string;
   /** The rows due for removal at `now`, as a condition on the table's rows. */
@@ -37,6 +39,8 @@ export const BROWSER_SESSION_KEPT_MS = HOUR_MS;
 export const SIGN_IN_COUNTER_KEPT_MS = HOUR_MS;
 /** The PIN budget's longest window (365 days) and a day. */
 export const PIN_FAILURE_KEPT_MS = 366 * DAY_MS;
+/** A closure is remembered for a year after it ended (it doubles the next one); and a day. */
+export const PIN_CLOSURE_KEPT_MS = 366 * DAY_MS;
 export const PASSKEY_CHALLENGE_KEPT_MS = HOUR_MS;
 export const OUTBOX_KEPT_MS = 7 * DAY_MS;
 export const AUDIT_KEPT_MS = AUDIT_RETENTION_DAYS * DAY_MS;
@@ -106,6 +110,12 @@ export const RULES: readonly JanitorRule[] = [
     table: "PinFailure",
     retention: "366 days (the PIN budget counts 365)",
     due: (now) => sql`t."at" < ${before(now, PIN_FAILURE_KEPT_MS)}`,
+  },
+  {
+    table: "PinClosure",
+    key: "addressKey",
+    retention: "366 days after the closure ended (a closure less than a year old doubles the next)",
+    due: (now) => sql`t."closedUntil" < ${before(now, PIN_CLOSURE_KEPT_MS)}`,
   },
   {
     table: "PasskeyChallenge",

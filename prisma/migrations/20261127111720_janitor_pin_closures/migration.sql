@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "PinClosure_closedUntil_idx" ON "PinClosure"("closedUntil");
