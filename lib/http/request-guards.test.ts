@@ -35,6 +35,18 @@ describe("requests refused before routing", () => {
     expect(await response?.json()).toMatchObject({ status: 400, reason: "invalid_request" });
   });
 
+  it("a malformed passkey id of My access answers its routes' 404 not_found as JSON", async () => {
+    for (const path of ["/account/passkeys/%zz", "/account/passkeys/%ed%a0%80/key"]) {
+      const response = refuseBeforeRouting("DELETE", path);
+      expect(response?.status, path).toBe(404);
+      expect(await response?.json(), path).toMatchObject({ error: "not_found" });
+    }
+    expect(refuseBeforeRouting("GET", "/account/passkeys")).toBeNull();
+    expect(
+      refuseBeforeRouting("DELETE", "/account/passkeys/0b8f6b52-6a55-4c36-9c0e-0d2d5b0b1d7a"),
+    ).toBeNull();
+  });
+
   it("a malformed logo name answers the logos' 404", async () => {
     const response = refuseBeforeRouting("GET", "/logos/%zz.png");
     expect(response?.status).toBe(404);

@@ -11,7 +11,7 @@ import { errorJson, privateJson } from "./respond";
 export const SERVED_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
 /** The route-handler prefixes whose paths carry ids (`[id]`, `[clientId]`, `[file]`, `[...path]`). */
-const ID_PATHS = ["/api/", "/logos/"];
+const ID_PATHS = ["/api/", "/logos/", "/account/passkeys/"];
 
 /** Every `%` starts a valid escape, the escapes decode as UTF-8, and none is a NUL. */
 export function isWellFormedPath(pathname: string): boolean {
@@ -38,6 +38,10 @@ export function refuseBeforeRouting(method: string, pathname: string): Response 
     return privateJson({ status: 400, reason: "invalid_request", detail: description }, 400);
   }
   if (pathname.startsWith("/api/")) return errorJson(400, "invalid_request", description);
+  // A passkey of My access: no passkey has such an id, as its routes answer.
+  if (pathname.startsWith("/account/passkeys/")) {
+    return errorJson(404, "not_found", "no such passkey");
+  }
   // Logos answer 404 for any name that is not a stored logo's.
   return new Response("Not found", {
     status: 404,

@@ -3,6 +3,7 @@ import { FLOW_GENERATORS } from "./corpus-flow";
 import { OAUTH_GENERATORS } from "./corpus-oauth";
 import { PAGE_GENERATORS } from "./corpus-pages";
 import { PARTNER_GENERATORS } from "./corpus-partner";
+import { PASSKEY_GENERATORS } from "./corpus-passkeys";
 import type { Generator } from "./generator";
 import { Rng } from "./prng";
 import { GENERIC_MUTATIONS, mutate, toRequest, type Template } from "./template";
@@ -21,6 +22,7 @@ export const GENERATORS: Generator[] = [
   ...DATA_GENERATORS,
   ...PARTNER_GENERATORS,
   ...FLOW_GENERATORS,
+  ...PASSKEY_GENERATORS,
   ...PAGE_GENERATORS,
 ];
 

@@ -1,4 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { accountCsrfToken } from "../../lib/account/session";
+import { findSessionUser } from "../../lib/auth/sessions";
+import { generateKeyPair } from "../../lib/crypto/envelope";
 import { db } from "../../lib/db/client";
 import { csrfToken, type FlowAction } from "../../lib/flow/csrf";
 import { startCsrfToken } from "../../lib/demo/demo";
@@ -50,6 +53,45 @@ async function browserFlow(client: TestClient) {
   const session = await signedInCookie(user.id);
   const csrf = Object.fromEntries(FLOW_ACTIONS.map((action) => [action, csrfToken(flow, action)]));
   return { cookie: `${setCookie.split(";")[0] ?? ""}; ${session}`, csrf };
+}
+
+/**
+ * A signed-in person with a key and a few passkeys (made-up credentials: none
+ * signs in), with the tokens of their passkey actions.
+ */
+async function passkeyPerson(): Promise<FuzzContext["passkeys"]> {
+  const user = await createTestUser();
+  const key = generateKeyPair().publicKeyRawB64;
+  await db().user.update({
+    where: { id: user.id },
+    data: { publicKey: key, publicKeyAt: new Date(), keyBackupAt: new Date() },
+  });
+  const ids: string[] = [];
+  for (let i = 0; i < 4; i += 1) {
+    const passkey = await db().passkey.create({
+      data: {
+        userId: user.id,
+        credentialId: randomBytes(32).toString("base64url"),
+        publicKey: randomBytes(77).toString("base64url"),
+        deviceType: i % 2 === 0 ? "multiDevice" : "singleDevice",
+        backedUp: i % 2 === 0,
+        name: `Fuzz passkey ${i}`,
+      },
+      select: { id: true },
+    });
+    ids.push(passkey.id);
+  }
+  const cookie = await signedInCookie(user.id);
+  const session = await findSessionUser(cookie.slice(cookie.indexOf("=") + 1));
+  if (!session) throw new Error("the fuzz person's session did not start");
+  return {
+    cookie,
+    addCsrf: accountCsrfToken(session, "add-passkey"),
+    removeCsrf: accountCsrfToken(session, "remove-passkey"),
+    backupCsrf: accountCsrfToken(session, "backup-saved"),
+    key,
+    ids,
+  };
 }
 
 export async function setUpFixtures(origin: string): Promise<FuzzContext> {
@@ -126,6 +168,7 @@ export async function setUpFixtures(origin: string): Promise<FuzzContext> {
     },
     flows,
     demo: { cookie: `demo_browser=${browserId}`, csrf: startCsrfToken(browserId) },
+    passkeys: await passkeyPerson(),
     logoFile: `${logo.hash}.png`,
   };
 }

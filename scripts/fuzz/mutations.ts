@@ -5,7 +5,7 @@ import { badAuthorization, BAD_ENCODINGS, hugeString } from "./values";
 
 /** Mutations that need the fixtures: credentials, sessions, other tenants' ids. */
 
-const withHeaders = (t: Template, edit: (h: Record<string, string>) => void): Template => {
+export const withHeaders = (t: Template, edit: (h: Record<string, string>) => void): Template => {
   const out = structuredClone(t);
   edit(out.headers);
   return out;

@@ -131,6 +131,24 @@ describe("the fuzz oracle", () => {
     ).not.toEqual([]);
   });
 
+  it("holds the passkey endpoints to JSON: a result, a 4xx {error}, or the sign-in limits' 429", () => {
+    const post = request("passkey-json");
+    expect(judge(post, json(200, { challengeId: "c", options: {} }))).toEqual([]);
+    expect(judge(post, json(201, { id: "p", holdsKey: false }))).toEqual([]);
+    expect(judge(post, json(400, { error: "passkey_invalid" }))).toEqual([]);
+    expect(judge(post, json(409, { error: "last_key_holder", error_description: "x" }))).toEqual(
+      [],
+    );
+    expect(
+      judge(post, json(429, { error: "throttled", retryAfter: 30 }, { "retry-after": "30" })),
+    ).toEqual([]);
+    expect(judge(post, json(429, { error: "throttled", retryAfter: 30 }))).not.toEqual([]);
+    expect(judge(post, json(429, { error: "slow" }, { "retry-after": "1" }))).not.toEqual([]);
+    expect(judge(post, html(400, "<h1>Bad</h1>"))).not.toEqual([]);
+    expect(judge(post, json(422, { error: "x" }))).not.toEqual([]);
+    expect(judge(post, bare(500))).not.toEqual([]);
+  });
+
   it("takes a bodiless 405 with Allow for a method the route does not export, and only then", () => {
     const refused = bare(405, { allow: "OPTIONS, POST" });
     expect(judge(request("oauth-token", "PUT"), refused)).toEqual([]);

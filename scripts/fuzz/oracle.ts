@@ -157,6 +157,16 @@ const FAMILY_CHECKS: Record<Family, Check> = {
       ...errorBody(answer, { description: "optional" }),
     ];
   },
+  "passkey-json": (_request, answer) => {
+    if (answer.status === 200 || answer.status === 201) return jsonOk(answer);
+    // The sign-in limits' refusal: JSON with Retry-After (checked above).
+    if (answer.status === 429)
+      return errorBody(answer, { codes: ["throttled"], description: "optional" });
+    return [
+      ...statusIn(answer, [400, 401, 403, 404, 409]),
+      ...errorBody(answer, { description: "optional" }),
+    ];
+  },
   demo: (_request, answer) => {
     if (answer.status === 303) return redirect(answer);
     return [
@@ -302,7 +312,9 @@ export function judge(request: FuzzRequest, answer: Answer): string[] {
   // Next's trailing-slash normalisation.
   if ((answer.status === 308 || answer.status === 307) && request.path.split("?")[0]?.endsWith("/"))
     return redirect(answer);
-  if (answer.status === 429 && (isEmpty(answer) || request.endpoint.family !== "sync")) {
+  const jsonLimits =
+    request.endpoint.family === "sync" || request.endpoint.family === "passkey-json";
+  if (answer.status === 429 && (isEmpty(answer) || !jsonLimits)) {
     const problems: string[] = [];
     if (!isEmpty(answer)) problems.push("the service's 429 has a body");
     if (!/^\d+$/.test(answer.headers["retry-after"] ?? ""))

@@ -17,6 +17,7 @@ export type Family =
   | "logo" // image, 304, or 404 text
   | "flow-form" // hosted screens' form posts: a redirect, a relay page or an empty 403
   | "flow-json" // /setup/key, /setup/start-over, /consent/approve, /banks/progress/status: JSON, a redirect or the relay page
+  | "passkey-json" // passkey sign-in and a person's passkeys: JSON, or {error} with a 4xx (a 429 with Retry-After)
   | "demo" // the demo partner app: a redirect or a short text refusal
   | "page"; // HTML pages and unknown paths
 
@@ -94,5 +95,14 @@ export interface FuzzContext {
   };
   flows: { cookie: string; csrf: Record<string, string> }[];
   demo: { cookie: string; csrf: string };
+  /** A signed-in person with a key and passkeys, and the tokens of their passkey actions. */
+  passkeys: {
+    cookie: string;
+    addCsrf: string;
+    removeCsrf: string;
+    backupCsrf: string;
+    key: string;
+    ids: string[];
+  };
   logoFile: string;
 }
