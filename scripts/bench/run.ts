@@ -32,6 +32,7 @@ import {
   type ApproveTiming,
 } from "./approve";
 import { BIG_ACCOUNT_ROWS, seedBigAccount } from "./big-account";
+import { describeMemory, mebibytes, processTreeMemory, watchPeakMemory } from "./memory";
 import { fixed, measure, table, Tally, type Measurement, type Row } from "./measure";
 import { BENCH_CLIENT } from "./oidc-provider/client";
 import { screenWeights, weighHtml } from "./screens";
@@ -160,6 +161,13 @@ async function main() {
     log,
   });
   const baselines: Baseline[] = [];
+  // The whole service (the launcher and every process it started), as a memory limit sees it.
+  const startMemory = processTreeMemory(service.pid);
+  const peakMemory = watchPeakMemory(service.pid);
+  log(
+    `first 200 answer ${fixed(service.readyMs / 1000, 1)} s after spawning npm start's launcher; ` +
+      `resident ${describeMemory(startMemory)}`,
+  );
   try {
     const http = httpClient(service.origin, CONCURRENCY * 2);
     const serviceServer = { http, pid: service.pid };
@@ -440,6 +448,8 @@ async function main() {
     const empty = emptyPage ? await weighHtml(constantServer.http, emptyPage.body) : null;
 
     const endLoad = loadavg();
+    const loadMemory = processTreeMemory(service.pid);
+    peakMemory.stop();
     const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? "CPU"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
     const report = [
       `Measured ${new Date().toISOString().slice(0, 10)} on ${machine}; ${short ? "short form" : `${DURATION_MS / 1000} s per measurement after a ${WARMUP_MS / 1000} s warm-up`}, production build, PostgreSQL 15 and Redis on the same machine. Load average ${startLoad[0]?.toFixed(1)} at the start, ${endLoad[0]?.toFixed(1)} at the end.`,
@@ -447,6 +457,8 @@ async function main() {
       table(rows),
       "",
       syncLine,
+      "",
+      `Start and memory: the first 200 answer ${fixed(service.readyMs / 1000, 1)} s after spawning the launcher (migrations checked, Next prepared). Resident memory of the service's processes: ${describeMemory(startMemory)} after start; ${describeMemory(loadMemory)} after the load above, ${mebibytes(peakMemory.peak())} at the highest (sampled every 0.5 s).`,
       "",
       ...(approvals.length > 0
         ? [

@@ -2,9 +2,10 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, existsSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
+import { performance } from "node:perf_hooks";
 import { disconnectDb } from "../../lib/db/client";
 import { childEnv, setSetting } from "../../lib/env";
-import { dataDir, distDir, NEXT_BIN, REPO_ROOT, TSX_CLI } from "./database";
+import { dataDir, distDir, NEXT_BIN, REPO_ROOT } from "./database";
 import {
   ensureDatabase,
   findFreePort,
@@ -33,6 +34,8 @@ export interface ServiceProcess {
   databaseUrl: string;
   /** The service's stdout and stderr. */
   logFile: string;
+  /** Milliseconds from spawning the launcher to its first 200 answer. */
+  readyMs: number;
   /** Stops PostgreSQL (fast shutdown: open connections are cut). */
   stopDatabase(): Promise<void>;
   /** Starts the same cluster again on the same port. */
@@ -80,7 +83,7 @@ async function waitForHealth(origin: string, child: ChildProcess, timeoutMs: num
       .then((response) => response.ok)
       .catch(() => false);
     if (healthy) return;
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`the service did not become healthy within ${timeoutMs / 1000} s`);
 }
@@ -90,6 +93,8 @@ export interface LauncherProcess {
   port: number;
   pid: number;
   logFile: string;
+  /** Milliseconds from spawning the launcher to its first 200 answer (polled every 100 ms). */
+  readyMs: number;
   /** SIGTERM, then SIGKILL after 30 s. */
   stop(): Promise<void>;
 }
@@ -119,11 +124,10 @@ export async function startLauncher(options: LauncherOptions): Promise<LauncherP
   await mkdir(dataDir(), { recursive: true });
   const logFile = path.join(dataDir(), `${options.label}-server.log`);
   const logStream = createWriteStream(logFile);
-  // With flags of its own, the launcher runs in one process with tsx's loader (tsx's CLI would
-  // run it in a child of its own, without them).
-  const launcher = options.nodeFlags
-    ? [...options.nodeFlags, "--import", "tsx", "scripts/launch.ts", "start"]
-    : [TSX_CLI, "scripts/launch.ts", "start"];
+  // As `npm start` runs it: one process with tsx's loader (tsx's CLI would run it in a child of
+  // its own, and stay alive beside it), with the run's own node flags when it has any.
+  const launcher = [...(options.nodeFlags ?? []), "--import", "tsx", "scripts/launch.ts", "start"];
+  const spawnedAt = performance.now();
   const child = spawn(process.execPath, launcher, {
     cwd: REPO_ROOT,
     stdio: ["ignore", "pipe", "pipe"],
@@ -159,7 +163,8 @@ export async function startLauncher(options: LauncherOptions): Promise<LauncherP
     await stop();
     throw new Error(`${(error as Error).message}; see ${logFile}`, { cause: error });
   }
-  return { origin, port, pid: child.pid ?? 0, logFile, stop };
+  const readyMs = performance.now() - spawnedAt;
+  return { origin, port, pid: child.pid ?? 0, logFile, readyMs, stop };
 }
 
 export async function startService(options: ServiceOptions): Promise<ServiceProcess> {
@@ -203,6 +208,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceProc
     pid: service.pid,
     databaseUrl,
     logFile,
+    readyMs: service.readyMs,
     async stopDatabase() {
       await postgres?.stop();
       postgres = undefined;
