@@ -126,6 +126,10 @@ async function main() {
     }
     // Next's bundle opens its own pool; this one was only for setting up.
     await disconnectDb();
+    // tsx turns source maps on for the TypeScript it compiles; left on, Node would also read
+    // and keep the source map of every chunk of the production build it loads (docs/operations.md,
+    // "Memory and sizing"). Stack traces then point into the built chunks.
+    if (mode === "start") process.setSourceMapsEnabled(false);
     server = await serveNext({
       dev: mode === "dev",
       port: env.port,

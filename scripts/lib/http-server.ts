@@ -1,9 +1,12 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import next from "next";
-import { getEnv } from "../../lib/env";
+import type { NextConfig } from "next";
+import { getEnv, setSetting } from "../../lib/env";
 import type { EdgeSettings } from "../../lib/http/edge";
 import { discoveryAnswer } from "../../lib/oauth/discovery";
 import { startTracingFromSettings } from "../../lib/tracing/setup";
-import { REPO_ROOT } from "./database";
+import { distDir, REPO_ROOT } from "./database";
 import { createServiceServer } from "./service-server";
 
 /**
@@ -14,6 +17,22 @@ import { createServiceServer } from "./service-server";
 
 export interface RunningServer {
   close(): Promise<void>;
+}
+
+/**
+ * A production server takes Next's configuration as the build resolved it
+ * (`required-server-files.json`), as Next's own standalone server does,
+ * rather than loading next.config.ts again: that would compile it with SWC
+ * and load the build-time plugins, which cost start time and keep tens of
+ * MB of native code resident (docs/operations.md, "Memory and sizing").
+ * The launcher has checked the settings already.
+ */
+function builtConfig(): NextConfig {
+  const file = path.join(REPO_ROOT, distDir(), "required-server-files.json");
+  const { config } = JSON.parse(readFileSync(file, "utf8")) as { config: NextConfig };
+  // Next's standalone server hands it over the same way (and then skips loading the file).
+  setSetting("__NEXT_PRIVATE_STANDALONE_CONFIG", JSON.stringify(config));
+  return config;
 }
 
 export async function serveNext(options: {
@@ -27,6 +46,7 @@ export async function serveNext(options: {
     dir: REPO_ROOT,
     port: options.port,
     turbopack: options.dev,
+    ...(options.dev ? {} : { conf: builtConfig() }),
   });
   await app.prepare();
   const handle = app.getRequestHandler();
