@@ -13,12 +13,7 @@ import { createKeyBackup, type KeyBackup } from "@/lib/keys/key-backup";
 import { PasskeyIcon } from "../_components/passkey-icon";
 import { BackupDownload } from "../setup/backup-step";
 import { FocusedAlert, useShownError } from "../setup/focused-alert";
-import { MIN_PASSPHRASE } from "../setup/new-key-form";
-import {
-  StrengthMeter,
-  usePassphraseStrength,
-  useWeakPassphraseText,
-} from "../setup/passphrase-strength";
+import { NewPassphraseFields, useNewPassphrase } from "../setup/new-passphrase";
 import { confirmBackupSaved } from "./passkey-requests";
 import type { UserKey } from "./use-user-key";
 
@@ -67,10 +62,8 @@ export function BackupMaker(props: {
   const [downloaded, setDownloaded] = useState(false);
   const [saved, setSaved] = useState(false);
   const [busy, setBusy] = useState(false);
-  const [passphraseInvalid, setPassphraseInvalid] = useState(false);
   const alert = useShownError();
-  const strength = usePassphraseStrength([props.email, props.service]);
-  const weakText = useWeakPassphraseText();
+  const chosen = useNewPassphrase([props.email, props.service]);
   const { userId, publicKey, userKey, passkeyHoldsKey, focusFirst } = props;
   const firstField = useRef<HTMLInputElement>(null);
 
@@ -112,19 +105,10 @@ export function BackupMaker(props: {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     const passphrase = String(form.get("passphrase") ?? "");
-    if (passphrase.length < MIN_PASSPHRASE) {
-      setPassphraseInvalid(true);
-      return alert.show(setup("tooShort"));
-    }
     setBusy(true);
-    const estimate = await strength.check(passphrase).catch(() => null);
+    const problem = await chosen.refusal(passphrase, String(form.get("confirm") ?? ""));
     setBusy(false);
-    if (!estimate) return alert.show(t("failed"));
-    if (!estimate.strong) {
-      setPassphraseInvalid(true);
-      return alert.show(weakText());
-    }
-    if (passphrase !== String(form.get("confirm") ?? "")) return alert.show(setup("mismatch"));
+    if (problem) return alert.show(problem);
     await make(pair, passphrase);
   }
 
@@ -275,43 +259,7 @@ export function BackupMaker(props: {
           noValidate
         >
           <p className="hint">{t("chooseIntro")}</p>
-          <div className="field">
-            <label htmlFor="backup-passphrase">{setup("passphraseLabel")}</label>
-            <input
-              id="backup-passphrase"
-              name="passphrase"
-              type="password"
-              autoComplete="new-password"
-              minLength={MIN_PASSPHRASE}
-              required
-              aria-invalid={passphraseInvalid || undefined}
-              aria-describedby="backup-passphrase-help backup-passphrase-strength"
-              ref={firstField}
-              onFocus={strength.prepare}
-              onChange={(event) => {
-                setPassphraseInvalid(false);
-                strength.watch(event.target.value);
-              }}
-            />
-            <StrengthMeter
-              id="backup-passphrase-strength"
-              strength={strength.strength}
-              tooShort={strength.typedLength < MIN_PASSPHRASE}
-            />
-            <span id="backup-passphrase-help" className="field-help">
-              {setup("passphraseHelp")}
-            </span>
-          </div>
-          <div className="field">
-            <label htmlFor="backup-confirm">{setup("confirmLabel")}</label>
-            <input
-              id="backup-confirm"
-              name="confirm"
-              type="password"
-              autoComplete="new-password"
-              required
-            />
-          </div>
+          <NewPassphraseFields chosen={chosen} idPrefix="backup-" inputRef={firstField} />
           <FocusedAlert error={alert.error} />
           <p>
             <button type="submit" className="button" disabled={busy}>

@@ -13,8 +13,7 @@ import {
 import { keepUnlockedInTab } from "@/lib/keys/tab-unlock";
 import { FocusedAlert, useShownError } from "./focused-alert";
 import type { SetupProps } from "./key-setup";
-import { MIN_PASSPHRASE } from "./new-key-form";
-import { StrengthMeter, usePassphraseStrength, useWeakPassphraseText } from "./passphrase-strength";
+import { NewPassphraseFields, useNewPassphrase } from "./new-passphrase";
 import { postKey } from "./setup-requests";
 
 /**
@@ -30,10 +29,8 @@ export function ImportForm(props: SetupProps & { replaced: boolean }) {
   const t = useTranslations("Setup");
   const [file, setFile] = useState<BackupFile | null>(null);
   const [busy, setBusy] = useState(false);
-  const [passphraseInvalid, setPassphraseInvalid] = useState(false);
   const alert = useShownError();
-  const strength = usePassphraseStrength([props.email, props.partner, props.service]);
-  const weakText = useWeakPassphraseText();
+  const chosen = useNewPassphrase([props.email, props.partner, props.service]);
 
   async function onFile(event: ChangeEvent<HTMLInputElement>) {
     setFile(null);
@@ -56,19 +53,10 @@ export function ImportForm(props: SetupProps & { replaced: boolean }) {
     const passphrase = String(form.get("passphrase") ?? "");
     if (file.kind === "plain") {
       // A new passphrase for the key in this browser: as strong as one chosen at setup.
-      if (passphrase.length < MIN_PASSPHRASE) {
-        setPassphraseInvalid(true);
-        return alert.show(t("tooShort"));
-      }
       setBusy(true);
-      const estimate = await strength.check(passphrase).catch(() => null);
+      const problem = await chosen.refusal(passphrase, String(form.get("confirm") ?? ""));
       setBusy(false);
-      if (!estimate) return alert.show(t("failed"));
-      if (!estimate.strong) {
-        setPassphraseInvalid(true);
-        return alert.show(weakText());
-      }
-      if (passphrase !== String(form.get("confirm") ?? "")) return alert.show(t("mismatch"));
+      if (problem) return alert.show(problem);
     }
     alert.clear();
     setBusy(true);
@@ -144,44 +132,7 @@ export function ImportForm(props: SetupProps & { replaced: boolean }) {
       {file?.kind === "plain" ? (
         <>
           <p className="notice">{t("plainFileNotice")}</p>
-          <div className="field">
-            <label htmlFor="passphrase">{t("passphraseLabel")}</label>
-            <input
-              key="new-passphrase"
-              id="passphrase"
-              name="passphrase"
-              type="password"
-              autoComplete="new-password"
-              minLength={MIN_PASSPHRASE}
-              required
-              aria-invalid={passphraseInvalid || undefined}
-              aria-describedby="passphrase-help passphrase-strength"
-              autoFocus
-              onFocus={strength.prepare}
-              onChange={(event) => {
-                setPassphraseInvalid(false);
-                strength.watch(event.target.value);
-              }}
-            />
-            <StrengthMeter
-              id="passphrase-strength"
-              strength={strength.strength}
-              tooShort={strength.typedLength < MIN_PASSPHRASE}
-            />
-            <span id="passphrase-help" className="field-help">
-              {t("passphraseHelp")}
-            </span>
-          </div>
-          <div className="field">
-            <label htmlFor="confirm">{t("confirmLabel")}</label>
-            <input
-              id="confirm"
-              name="confirm"
-              type="password"
-              autoComplete="new-password"
-              required
-            />
-          </div>
+          <NewPassphraseFields chosen={chosen} autoFocus />
         </>
       ) : null}
       <FocusedAlert error={alert.error} />

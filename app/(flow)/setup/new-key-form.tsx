@@ -8,9 +8,7 @@ import { createKeyBackup } from "@/lib/keys/key-backup";
 import { keepUnlockedInTab } from "@/lib/keys/tab-unlock";
 import { FocusedAlert, useShownError } from "./focused-alert";
 import type { SetupProps } from "./key-setup";
-import { StrengthMeter, usePassphraseStrength, useWeakPassphraseText } from "./passphrase-strength";
-
-export const MIN_PASSPHRASE = 10;
+import { NewPassphraseFields, useNewPassphrase } from "./new-passphrase";
 
 /** How a typed confirmation word compares: case, width and spacing do not matter. */
 const normalizeWord = (text: string) =>
@@ -19,8 +17,8 @@ const normalizeWord = (text: string) =>
 /**
  * Makes a new key: on first setup, or when starting over (`replaces` is the
  * registered key it will replace), which first says what is lost and asks for
- * a typed confirmation. The passphrase must be at least MIN_PASSPHRASE long
- * and hard to guess (its strength is shown as it is typed). The key and its
+ * a typed confirmation. The passphrase must be long enough and hard to guess
+ * (its strength is shown as it is typed: new-passphrase.tsx). The key and its
  * encrypted backup are kept in IndexedDB before anything else happens, and
  * stay unlocked for this tab.
  */
@@ -33,12 +31,10 @@ export function NewKeyForm(
 ) {
   const t = useTranslations("Setup");
   const [busy, setBusy] = useState(false);
-  const [passphraseInvalid, setPassphraseInvalid] = useState(false);
   const alert = useShownError();
   const startingOver = props.replaces !== null;
   const word = t("startOverWord");
-  const strength = usePassphraseStrength([props.email, props.partner, props.service]);
-  const weakText = useWeakPassphraseText();
+  const chosen = useNewPassphrase([props.email, props.partner, props.service]);
 
   async function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -47,19 +43,10 @@ export function NewKeyForm(
     if (startingOver && normalizeWord(String(form.get("word") ?? "")) !== normalizeWord(word)) {
       return alert.show(t("startOverMismatch", { word }));
     }
-    if (passphrase.length < MIN_PASSPHRASE) {
-      setPassphraseInvalid(true);
-      return alert.show(t("tooShort"));
-    }
     setBusy(true);
-    const estimate = await strength.check(passphrase).catch(() => null);
+    const problem = await chosen.refusal(passphrase, String(form.get("confirm") ?? ""));
     setBusy(false);
-    if (!estimate) return alert.show(t("failed"));
-    if (!estimate.strong) {
-      setPassphraseInvalid(true);
-      return alert.show(weakText());
-    }
-    if (passphrase !== String(form.get("confirm") ?? "")) return alert.show(t("mismatch"));
+    if (problem) return alert.show(problem);
     alert.clear();
     setBusy(true);
     try {
@@ -110,37 +97,7 @@ export function NewKeyForm(
           </div>
         </>
       ) : null}
-      <div className="field">
-        <label htmlFor="passphrase">{t("passphraseLabel")}</label>
-        <input
-          id="passphrase"
-          name="passphrase"
-          type="password"
-          autoComplete="new-password"
-          minLength={MIN_PASSPHRASE}
-          required
-          aria-invalid={passphraseInvalid || undefined}
-          aria-describedby="passphrase-help passphrase-strength"
-          autoFocus={!startingOver}
-          onFocus={strength.prepare}
-          onChange={(event) => {
-            setPassphraseInvalid(false);
-            strength.watch(event.target.value);
-          }}
-        />
-        <StrengthMeter
-          id="passphrase-strength"
-          strength={strength.strength}
-          tooShort={strength.typedLength < MIN_PASSPHRASE}
-        />
-        <span id="passphrase-help" className="field-help">
-          {t("passphraseHelp")}
-        </span>
-      </div>
-      <div className="field">
-        <label htmlFor="confirm">{t("confirmLabel")}</label>
-        <input id="confirm" name="confirm" type="password" autoComplete="new-password" required />
-      </div>
+      <NewPassphraseFields chosen={chosen} autoFocus={!startingOver} />
       <FocusedAlert error={alert.error} />
       <p className="key-setup-actions">
         <button type="submit" className="button" disabled={busy}>
