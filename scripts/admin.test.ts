@@ -1,10 +1,9 @@
-import { execFile } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { admin, adminJson, adminWith, expectAdminRefusal } from "../test/admin-cli";
 import { generateKeyPair } from "../lib/crypto/envelope";
 import { db, disconnectDb } from "../lib/db/client";
-import { childEnv, getEnv } from "../lib/env";
+import { getEnv } from "../lib/env";
 import { OutboxMailer } from "../lib/mail/outbox";
 import { handleAuthorizeRequest } from "../lib/flow/start";
 import { PARTNER_SUSPENDED } from "../lib/oauth/authorize";
@@ -16,55 +15,10 @@ import {
   verifyClientSecret,
 } from "../lib/keys/client-credentials";
 
-/** The admin CLI as an operator runs it: a child process against the test database. */
-
-const REPO_ROOT = path.resolve(import.meta.dirname, "..");
 afterAll(disconnectDb);
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function admin(...args: string[]): Promise<Run> {
-  return adminWith({}, ...args);
-}
-
-function adminWith(settings: Record<string, string>, ...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ["--import", "tsx", "scripts/admin.ts", ...args],
-      {
-        cwd: REPO_ROOT,
-        env: childEnv({ DATABASE_URL: getEnv().databaseUrl, ...settings }),
-        timeout: 60_000,
-      },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
-
-function json<T = Record<string, unknown>>(run: Run): T {
-  expect(run.stderr).toBe("");
-  expect(run.code).toBe(0);
-  return JSON.parse(run.stdout) as T;
-}
-
-/** A refusal: the exit code, nothing on stdout, a message line and never a stack trace. */
-function expectRefusal(run: Run, code: 1 | 2, message: string | RegExp): void {
-  expect(run.code).toBe(code);
-  expect(run.stdout).toBe("");
-  const [first] = run.stderr.split("\n");
-  expect(first).toMatch(/^admin: /);
-  if (typeof message === "string") expect(first).toContain(message);
-  else expect(first).toMatch(message);
-  expect(run.stderr).not.toMatch(/^\s+at /m);
-}
+const json = adminJson;
+const expectRefusal = expectAdminRefusal;
 
 const tag = () => randomUUID().slice(0, 8);
 
