@@ -42,4 +42,4 @@ USER bank
 EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/livez').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node_modules/.bin/tsx", "scripts/launch.ts", "start"]
+CMD ["node", "--import", "tsx", "scripts/launch.ts", "start"]

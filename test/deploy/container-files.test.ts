@@ -66,15 +66,19 @@ describe("the container image and compose files", () => {
     expect(last("USER")).toBe("bank");
     // Liveness, not readiness: a database outage must not restart the container.
     expect(last("HEALTHCHECK")).toContain("/livez");
+    // One process: tsx as a loader of node itself, not its command line, which stays
+    // beside the service as a parent of its own.
     expect(JSON.parse(last("CMD"))).toEqual([
-      "node_modules/.bin/tsx",
+      "node",
+      "--import",
+      "tsx",
       "scripts/launch.ts",
       "start",
     ]);
     expect(last("ENV")).toContain("NODE_ENV=production");
     // The same command as `npm start` in package.json.
     const pkg = JSON.parse(read("package.json")) as { scripts: Record<string, string> };
-    expect(pkg.scripts.start).toBe("NODE_ENV=production tsx scripts/launch.ts start");
+    expect(pkg.scripts.start).toBe("NODE_ENV=production node --import tsx scripts/launch.ts start");
   });
 
   it("compose.yaml is valid against the Compose Specification schema", () => {
