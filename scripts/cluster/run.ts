@@ -4,7 +4,9 @@ import { rawSetting, setSetting } from "../../lib/env";
 import { startRunRedis, type RunRedis } from "../load/redis";
 import { ensureBuild } from "../lib/service-process";
 import { startCluster, startScratchServer, type Cluster, type ScratchServer } from "./cluster";
+import { startSmtpRelay, type SmtpRelay } from "../../test/smtp-relay";
 import { hostedFlowAcrossInstances } from "./hosted-flow";
+import { mailQueuedThroughProxy, RelayScript, scheduledJobRunsOnce } from "./jobs";
 import { checkAppliedOnce, migrateCommandsAtOnce } from "./migrations";
 import { codeRedeemedOnce, rateLimitsAreGlobal, revocationIsImmediate } from "./shared-state";
 import type { ClusterContext } from "./types";
@@ -18,11 +20,18 @@ import { promiseLedger } from "../lib/promises";
  * HTTP, that the rate limits are global, a revocation is seen by the next
  * request on every instance, a code is redeemed once however many instances
  * race for it, a hosted flow continues from instance to instance, and
- * migrations started by several processes at once are applied once.
+ * migrations started by several processes at once are applied once. Then two
+ * instances with a job queue (./jobs.ts): a scheduled job runs once a
+ * minute across both, and a mail asked for through nginx while the relay
+ * greylists is delivered once.
  */
 
 const INSTANCES = 3;
 const CODE_ROUNDS = 5;
+/** The job queue's cluster: two instances behind nginx. */
+const JOB_INSTANCES = 2;
+/** Minutes of the every-minute probe schedule watched. */
+const PROBE_MINUTES = 2;
 
 const { failures, check, exit: exitWithVerdict } = promiseLedger();
 
@@ -59,6 +68,9 @@ async function main() {
   let server: ScratchServer | undefined;
   let redis: RunRedis | undefined;
   let cluster: Cluster | undefined;
+  let jobsCluster: Cluster | undefined;
+  let relay: SmtpRelay | undefined;
+  const relayScript = new RelayScript();
   try {
     server = await startScratchServer("cluster");
     const redisUrl = rawSetting("REDIS_URL") ?? (redis = await startRunRedis()).url;
@@ -118,8 +130,45 @@ async function main() {
     );
     const nginxErrors = (await readFile(cluster.nginx.errorLog, "utf8").catch(() => "")).trim();
     check(nginxErrors === "", `nginx logged: ${nginxErrors.slice(0, 400)}`);
+    await cluster.stop();
+    cluster = undefined;
+
+    // The background job queue: JOB_INSTANCES instances with the every-minute probe schedule,
+    // mailing through a real SMTP relay in this process.
+    relay = await startSmtpRelay(relayScript.next);
+    const jobsDatabase = await server.createDatabase("cluster_jobs");
+    jobsCluster = await startCluster({
+      label: "cluster-jobs",
+      instances: JOB_INSTANCES,
+      databaseUrl: jobsDatabase,
+      settings: {
+        REDIS_URL: redisUrl,
+        LOG_LEVEL: rawSetting("LOG_LEVEL") ?? "warn",
+        SMTP_URL: `smtp://127.0.0.1:${relay.port}`,
+        SMTP_REQUIRE_TLS: "false",
+        JOBS_CLUSTER_PROBE: "true",
+      },
+    });
+    const jobsProxy = jobsCluster.origins[0] ?? "";
+    const jobsContext = (log: (line: string) => void): ClusterContext => ({
+      proxy: jobsProxy,
+      instances: jobsCluster?.instances.map((instance) => instance.origin) ?? [],
+      check,
+      log,
+    });
+    const liveRelay = relay;
+    await step(
+      `a sign-in mail through nginx, greylisted at first, is delivered once by the job queue`,
+      (log) => mailQueuedThroughProxy(jobsContext(log), liveRelay, relayScript, jobsDatabase),
+    );
+    await step(
+      `${JOB_INSTANCES} instances run each minute's scheduled job once (${PROBE_MINUTES} minutes)`,
+      (log) => scheduledJobRunsOnce(jobsContext(log), jobsDatabase, PROBE_MINUTES),
+    );
   } finally {
     await cluster?.stop();
+    await jobsCluster?.stop();
+    await relay?.close();
     await disconnectDb().catch(() => undefined);
     await server?.release();
     await redis?.close();
