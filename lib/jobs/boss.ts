@@ -68,12 +68,6 @@ const QUEUE_OPTIONS: Record<QueueName, Omit<Queue, "name">> = {
     retryDelay: 60,
     expireInSeconds: 15 * 60,
   },
-  "audit-retention": {
-    deleteAfterSeconds: KEPT_SECONDS,
-    retryLimit: 2,
-    retryDelay: 60,
-    expireInSeconds: 15 * 60,
-  },
   "cluster-probe": { deleteAfterSeconds: KEPT_SECONDS, retryLimit: 0, expireInSeconds: 60 },
 };
 

@@ -20,8 +20,6 @@ export const QUEUES = {
   mail: "mail",
   /** Expired rows removed (lib/janitor), every 15 minutes. */
   janitor: "janitor",
-  /** Security events past their retention removed, daily. */
-  auditRetention: "audit-retention",
   /** The cluster run's probe: a job a minute that records which instance ran it. */
   clusterProbe: "cluster-probe",
 } as const;

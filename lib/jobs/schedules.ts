@@ -1,8 +1,6 @@
 import { hostname } from "node:os";
-import { pruneAuditEvents, AUDIT_RETENTION_DAYS } from "../audit/query";
 import { rawSetting } from "../env";
 import { runJanitor } from "../janitor";
-import { log } from "../log";
 import type { ScheduledJob } from "./boss";
 import { QUEUES } from "./runtime";
 
@@ -11,25 +9,14 @@ import { QUEUES } from "./runtime";
  * Each runs on one instance per occurrence, whichever claims it first.
  */
 
-const DAY_MS = 24 * 60 * 60_000;
-
-/** The janitor (lib/janitor): expired rows removed in small batches. */
+/**
+ * The janitor (lib/janitor): expired rows removed in small batches, security
+ * events past the audit log's retention among them.
+ */
 export const JANITOR_JOB: ScheduledJob = {
   queue: QUEUES.janitor,
   cron: "*/15 * * * *",
   run: () => runJanitor(),
-};
-
-/** Security events older than the audit log's retention removed, as `admin audit prune` does. */
-export const AUDIT_RETENTION_JOB: ScheduledJob = {
-  queue: QUEUES.auditRetention,
-  cron: "17 3 * * *",
-  async run() {
-    const before = new Date(Date.now() - AUDIT_RETENTION_DAYS * DAY_MS);
-    const deleted = await pruneAuditEvents(before);
-    log.info("audit.pruned", { deleted, before: before.toISOString() });
-    return { deleted, before: before.toISOString() };
-  },
 };
 
 /** Which process ran a job: the cluster run tells its instances apart by it. */
@@ -48,7 +35,7 @@ export const CLUSTER_PROBE_JOB: ScheduledJob = {
 
 /** The schedules this process runs. */
 export function serviceSchedules(): ScheduledJob[] {
-  const schedules = [JANITOR_JOB, AUDIT_RETENTION_JOB];
+  const schedules = [JANITOR_JOB];
   if (rawSetting("JOBS_CLUSTER_PROBE") === "true") schedules.push(CLUSTER_PROBE_JOB);
   return schedules;
 }
