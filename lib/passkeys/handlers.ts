@@ -21,6 +21,7 @@ import { isSameOrigin } from "../http/origin";
 import { errorJson, privateJson } from "../http/respond";
 import { toSafeReturnPath } from "../http/return-url";
 import { mailPasskeyAdded } from "../mail/account-changed";
+import { emailSchema, normalizeEmail } from "../mail/address";
 import { signInOptions, verifySignIn } from "./authentication";
 import { passkeyName, registerPasskey, registrationOptions } from "./registration";
 import { listPasskeys, removePasskey, setPasskeyKey } from "./store";
@@ -83,9 +84,14 @@ function nextAfterSignIn(fields: Record<string, unknown>, liveFlow: boolean): st
 }
 
 /**
- * POST /passkeys/sign-in `{challengeId, response, flowId?, returnUrl?}` →
+ * POST /passkeys/sign-in `{challengeId, response, flowId?, returnUrl?, expectEmail?}` →
  * `{next, userId, email, wrappedKey}` with the new session's cookie; a
- * refusal is `400 {error}`.
+ * refusal is `400 {error}`. `expectEmail` is the address the sign-in page
+ * holds (typed, or the partner's login_hint): when the passkey belongs to
+ * another account, nobody is signed in and the answer is
+ * `409 {error: "other_account", email}`, the passkey's own address (the
+ * person just proved they hold it), so the page can ask which account is
+ * meant before anything is shared.
  */
 export async function handleSignIn(request: Request): Promise<Response> {
   const post = await guardFlowPost(request, SIGN_IN_POST);
@@ -100,6 +106,9 @@ export async function handleSignIn(request: Request): Promise<Response> {
     clientIp: clientIpOf(request),
   });
   if (!result.ok) return privateJson({ error: result.error }, 400);
+  if (isOtherAccount(fields.expectEmail, result.user.email)) {
+    return privateJson({ error: "other_account", email: result.user.email }, 409);
+  }
   // A new session in place of the browser's previous one, whoever that was
   // (lib/flow/login.ts): made now, so it is a fresh sign-in.
   const cookie = await replaceBrowserSession(request, result.user.id);
@@ -111,6 +120,13 @@ export async function handleSignIn(request: Request): Promise<Response> {
   });
   response.headers.append("Set-Cookie", cookie);
   return response;
+}
+
+/** Whether the address the page holds is a whole address, and not the passkey's account's. */
+function isOtherAccount(expected: unknown, email: string): boolean {
+  if (typeof expected !== "string") return false;
+  const parsed = emailSchema.safeParse(expected);
+  return parsed.success && parsed.data !== normalizeEmail(email);
 }
 
 interface PasskeyWrite {

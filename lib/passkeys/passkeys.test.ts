@@ -321,6 +321,29 @@ describe("passkey sign-in", () => {
     expect(await findSessionUser(cookieToken(bob.browser.cookie))).toBeNull();
   });
 
+  it("a passkey of another account than the address the page holds signs nobody in and names its account; the same address, or none, signs in", async () => {
+    const alice = await person();
+    const bob = await person();
+    const authenticator = newAuthenticator();
+    const wrappedKey = await wrappedKeyOf(alice.keys);
+    await registered(alice, authenticator, { wrappedKey });
+
+    const browser = { ...bob.browser };
+    const other = await signIn(authenticator, browser, {}, { expectEmail: bob.user.email });
+    expect(other.answer.status).toBe(409);
+    expect(sessionSet(other.answer)).toBeNull();
+    // Nothing of the key, no session: only whose passkey it is.
+    expect(await other.answer.json()).toEqual({ error: "other_account", email: alice.user.email });
+    expect((await findSessionUser(cookieToken(bob.browser.cookie)))?.userId).toBe(bob.user.id);
+
+    // The same address however typed, an unfinished one, or none: the passkey signs in.
+    for (const expectEmail of [` ${alice.user.email.toUpperCase()} `, "ali", undefined]) {
+      const { answer } = await signIn(authenticator, newBrowser(), {}, { expectEmail });
+      expect(answer.status).toBe(200);
+      expect(sessionSet(answer)).not.toBeNull();
+    }
+  });
+
   it("answers where to go next as the mail sign-in does: the return path, the live flow, or the ended flow's screen", async () => {
     const alice = await person();
     const authenticator = newAuthenticator();

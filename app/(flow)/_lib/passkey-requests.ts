@@ -14,7 +14,7 @@ import type { PasskeyAssertion, CreatedPasskey } from "@/lib/keys/passkey-ceremo
 export type PasskeyAnswer<T> =
   | { ok: true; value: T }
   /** `error`: the service's code (passkey_unknown, challenge_expired, …), or `failed`. */
-  | { ok: false; status: number; error: string };
+  | { ok: false; status: number; error: string; email?: string };
 
 async function postJson<T>(path: string, body: Record<string, unknown>): Promise<PasskeyAnswer<T>> {
   let response: Response;
@@ -39,6 +39,8 @@ async function postJson<T>(path: string, body: Record<string, unknown>): Promise
     ok: false,
     status: response.status,
     error: typeof answer.error === "string" ? answer.error : "failed",
+    // other_account: the address of the account the passkey belongs to.
+    ...(typeof answer.email === "string" ? { email: answer.email } : {}),
   };
 }
 
@@ -63,12 +65,15 @@ export const passkeySignIn = (input: {
   assertion: PasskeyAssertion;
   flowId: string | null;
   returnUrl: string;
+  /** The address the page holds: a passkey of another account then signs nobody in. */
+  expectEmail?: string | null;
 }) =>
   postJson<PasskeySignedIn>("/passkeys/sign-in", {
     challengeId: input.challengeId,
     response: input.assertion.response,
     ...(input.flowId ? { flowId: input.flowId } : {}),
     ...(input.returnUrl ? { returnUrl: input.returnUrl } : {}),
+    ...(input.expectEmail ? { expectEmail: input.expectEmail } : {}),
   });
 
 export interface RegisterOptions {

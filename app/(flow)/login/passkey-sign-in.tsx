@@ -16,6 +16,9 @@ import { PasskeyIcon } from "../_components/passkey-icon";
 
 type Refusal = "unknown" | "invalid" | "expired" | "throttled" | "failed";
 
+/** A passkey of another account than the address on the page: which one is meant. */
+type OtherAccount = { email: string; expected: string };
+
 /** What the page says when a passkey sign-in did not go through, by the service's code. */
 const REFUSALS: Record<string, Refusal> = {
   passkey_unknown: "unknown",
@@ -34,6 +37,13 @@ const REFUSALS: Record<string, Refusal> = {
  * moment any form on the page is sent. Signing in with a passkey that holds
  * the key also unlocks it for this tab (a new device included). Without
  * WebAuthn nothing is shown.
+ *
+ * A passkey the service no longer knows (removed at /account) signs nobody
+ * in: the page says so, the browser is told to forget it where it can
+ * (`signalUnknownCredential`), and the email field is ready for the mail. A
+ * passkey of another account than the address on the page (typed, or the
+ * partner's login_hint) signs nobody in either: the page names the
+ * passkey's account and asks which one is meant, before anything is shared.
  */
 export function PasskeySignIn(props: { flowId: string | null; returnUrl: string }) {
   const t = useTranslations("PasskeySignIn");
@@ -41,11 +51,14 @@ export function PasskeySignIn(props: { flowId: string | null; returnUrl: string 
   const supported = useSyncExternalStore(neverChanges, passkeysSupported, () => false);
   const [busy, setBusy] = useState(false);
   const alert = useShownError();
+  const [gone, setGone] = useState(0);
+  const [other, setOther] = useState<OtherAccount | null>(null);
+  const otherRef = useRef<HTMLDivElement>(null);
   const leaving = useRef(false);
   const { flowId, returnUrl } = props;
 
   const signIn = useCallback(
-    async (autofill: boolean): Promise<"done" | "stopped"> => {
+    async (autofill: boolean, anyAccount = false): Promise<"done" | "stopped" | "asked"> => {
       const options = await signInOptions();
       if (!options.ok) {
         if (!autofill) alert.show(t(refusalText(options.status, options.error)));
@@ -55,16 +68,29 @@ export function PasskeySignIn(props: { flowId: string | null; returnUrl: string 
       if (leaving.current) return "stopped";
       setBusy(true);
       alert.clear();
+      setGone(0);
+      setOther(null);
+      const expected = anyAccount ? "" : (emailField()?.value.trim() ?? "");
       const answer = await passkeySignIn({
         challengeId: options.value.challengeId,
         assertion,
         flowId,
         returnUrl,
+        expectEmail: expected || null,
       });
       if (!answer.ok) {
         setBusy(false);
-        alert.show(t(refusalText(answer.status, answer.error)));
-        return "stopped";
+        if (answer.error === "other_account" && answer.email) {
+          setOther({ email: answer.email, expected });
+        } else if (answer.error === "passkey_unknown") {
+          forgetPasskey(assertion.credentialId);
+          setGone((seq) => seq + 1);
+        } else {
+          alert.show(t(refusalText(answer.status, answer.error)));
+          return "stopped";
+        }
+        // The page now asks for the person's choice: no passkey request waits beside it.
+        return "asked";
       }
       leaving.current = true;
       await keepKeyFromPasskeySignIn(answer.value.userId, {
@@ -107,11 +133,35 @@ export function PasskeySignIn(props: { flowId: string | null; returnUrl: string 
     };
   }, [offerInAutofill]);
 
-  async function onClick() {
+  // The passkey is gone: the mail sign-in, its address ready.
+  useEffect(() => {
+    if (gone === 0) return;
+    const field = emailField();
+    field?.focus();
+    field?.select();
+  }, [gone]);
+
+  useEffect(() => {
+    if (other) otherRef.current?.focus();
+  }, [other]);
+
+  /** The address on the page is meant: the email field, ready. */
+  function useExpected() {
+    setOther(null);
+    const field = emailField();
+    field?.focus();
+    field?.select();
+  }
+
+  async function onClick(anyAccount = false) {
     alert.clear();
+    setGone(0);
+    setOther(null);
     setBusy(true);
     try {
-      if ((await signIn(false)) === "done") return;
+      const outcome = await signIn(false, anyAccount);
+      if (outcome === "done") return;
+      if (outcome === "asked") return setBusy(false);
     } catch (error) {
       const reason = error instanceof PasskeyCeremonyError ? error.reason : "failed";
       if (reason !== "aborted") {
@@ -130,24 +180,79 @@ export function PasskeySignIn(props: { flowId: string | null; returnUrl: string 
         <span>{t("or")}</span>
       </p>
       <FocusedAlert error={alert.error} />
-      <button
-        type="button"
-        className="button-secondary button-block passkey-button"
-        onClick={() => void onClick()}
-        disabled={busy}
-        aria-describedby="passkey-sign-in-help"
-      >
-        <PasskeyIcon />
-        {busy ? t("working") : t("button")}
-      </button>
-      <p id="passkey-sign-in-help" className="field-help passkey-help">
-        {t("help")}
-      </p>
+      {gone > 0 ? (
+        <p className="alert passkey-gone" role="alert">
+          {t("unknown")}
+        </p>
+      ) : null}
+      {other ? (
+        <div
+          ref={otherRef}
+          className="notice passkey-other-account"
+          role="alert"
+          tabIndex={-1}
+          aria-labelledby="passkey-other-account-title"
+        >
+          <p id="passkey-other-account-title" className="alert-title wrap">
+            {t("otherAccountTitle", { email: other.email })}
+          </p>
+          <p className="wrap">{t("otherAccount", { expected: other.expected })}</p>
+          <p className="passkey-other-actions">
+            <button
+              type="button"
+              className="button button-block"
+              onClick={() => void onClick(true)}
+              disabled={busy}
+            >
+              {t("continueAs", { email: other.email })}
+            </button>
+            <button type="button" className="button-secondary button-block" onClick={useExpected}>
+              {t("useExpected", { email: other.expected })}
+            </button>
+          </p>
+        </div>
+      ) : null}
+      {other ? null : (
+        <>
+          <button
+            type="button"
+            className="button-secondary button-block passkey-button"
+            onClick={() => void onClick()}
+            disabled={busy}
+            aria-describedby="passkey-sign-in-help"
+          >
+            <PasskeyIcon />
+            {busy ? t("working") : t("button")}
+          </button>
+          <p id="passkey-sign-in-help" className="field-help passkey-help">
+            {t("help")}
+          </p>
+        </>
+      )}
     </div>
   );
 }
 
 const neverChanges = () => () => {};
+
+const emailField = () => document.querySelector<HTMLInputElement>("input#email");
+
+/**
+ * Tells the person's authenticator that the service no longer knows this
+ * passkey, so it stops offering it (the WebAuthn signal API, where the
+ * browser has it; nothing otherwise).
+ */
+function forgetPasskey(credentialId: string) {
+  const signal = (
+    PublicKeyCredential as unknown as {
+      signalUnknownCredential?: (options: { rpId: string; credentialId: string }) => Promise<void>;
+    }
+  ).signalUnknownCredential;
+  if (typeof signal !== "function") return;
+  void signal
+    .call(PublicKeyCredential, { rpId: window.location.hostname, credentialId })
+    .catch(() => undefined);
+}
 
 function refusalText(status: number, error: string): Refusal {
   if (status === 429) return "throttled";
