@@ -80,6 +80,7 @@ const CHECKLIST_ITEMS = [
   "passkey challenges are single-use (deleted when checked), expire after 5 minutes and belong to one ceremony and person",
   "a passkey's signature counter must grow unless it stays 0 on both sides; counter, backup state and last use are recorded",
   "an unknown or removed passkey, or an answer whose signature does not verify, signs nobody in",
+  "a passkey of another account than the address on the sign-in page (typed or login_hint) makes no session and hands out no key; only its own address is named",
   "a passkey added to an account is told to its person by mail (its name, when, and /account to remove it), in their language; a refused registration mails nothing",
   "passkey sign-ins limited per client address like the sign-in mails",
   "the key a passkey holds is handed over only after a verified assertion of that passkey and only when it wraps the registered key; starting over or registering another key drops it",
