@@ -19,7 +19,7 @@ import { checkScreenWidths } from "./support/screen-check";
 
 /**
  * The sign-in page when the passkey tapped is not the way in
- * (docs/sessions.md#passkeys): a passkey no longer on the account signs
+ * (docs/sessions.md#passkeys): a passkey removed on My access signs
  * nobody in, says so, has the authenticator forget it and leaves the email
  * field ready; a passkey of another account than the address the partner
  * passed (login_hint) or the person typed signs nobody in either, names its
@@ -43,23 +43,14 @@ async function startFlow(page: Page, locale: string, loginHint?: string) {
   await expect(page).toHaveURL(/\/login\?/);
 }
 
-/**
- * A person who made a passkey in the key step of a first flow, then a new
- * device: the same authenticator, nothing of the service in the browser.
- */
-async function personWithPasskey(
-  context: BrowserContext,
-  page: Page,
-  authenticator: VirtualAuthenticator,
-  label: string,
-) {
+/** A person who made a passkey in the key step of a first flow, still signed in. */
+async function personWithPasskey(page: Page, authenticator: VirtualAuthenticator, label: string) {
   const email = uniqueEmail(label);
   await startFlow(page, "en");
   await signInByLink(page, email);
   await page.locator(".key-setup .passkey-button").click();
   await expect(page).toHaveURL(/\/banks/, { timeout: 30_000 });
   expect(await authenticator.credentials()).toHaveLength(1);
-  await forgetService(context, page);
   return email;
 }
 
@@ -75,11 +66,21 @@ for (const locale of ["en", "de"] as const) {
     const context = await browser.newContext({ locale });
     const page = await context.newPage();
     const authenticator = await addVirtualAuthenticator(page);
-    const email = await personWithPasskey(context, page, authenticator, "passkey-removed");
-    // Removed from the account; the authenticator still holds it.
+    const email = await personWithPasskey(page, authenticator, "passkey-removed");
+    // With a backup file saved as the way back, the passkey is removed on My access;
+    // the authenticator still holds it.
     connectJourneyDatabase();
-    const removed = await db().passkey.deleteMany({ where: { user: { email } } });
-    expect(removed.count).toBe(1);
+    await db().user.update({ where: { email }, data: { keyBackupAt: new Date() } });
+    await page.goto("/account");
+    const item = page.locator("section.passkeys .passkey-item");
+    await expect(item).toHaveCount(1, { timeout: 30_000 });
+    await item.locator(".button-secondary").first().click();
+    await item.locator(".account-confirm .button-danger").click();
+    await expect(item).toHaveCount(0, { timeout: 30_000 });
+    expect(await db().passkey.count({ where: { user: { email } } })).toBe(0);
+    expect(await authenticator.credentials()).toHaveLength(1);
+    // Later, elsewhere: nothing of the service in the browser.
+    await forgetService(context, page);
 
     const released = await holdPasskeyAutofill(page);
     await startFlow(page, locale, email);
@@ -111,7 +112,9 @@ for (const locale of ["en", "de"] as const) {
     const context = await browser.newContext({ locale });
     const page = await context.newPage();
     const authenticator = await addVirtualAuthenticator(page);
-    const owner = await personWithPasskey(context, page, authenticator, "passkey-owner");
+    const owner = await personWithPasskey(page, authenticator, "passkey-owner");
+    // Another device of the same person: nothing of the service in the browser.
+    await forgetService(context, page);
     const hinted = uniqueEmail("passkey-hinted");
 
     // The partner passed another address (login_hint).
