@@ -95,7 +95,7 @@ async function personWithKey(browser: Browser, locale = "en") {
   ]);
   const page = await context.newPage();
   await page.goto("/account");
-  // The page has opened the key database by now (it looks for the key): keep the backup in it.
+  // The page looks for the key in its database (making it): keep the backup in it.
   await expect(page.locator("#passkeys-title")).toBeVisible();
   await keepInBrowser(page, user.id, backup);
   await page.reload();
@@ -103,12 +103,25 @@ async function personWithKey(browser: Browser, locale = "en") {
 }
 
 async function keepInBrowser(page: Page, userId: string, backup: KeyBackup) {
+  // The page makes its key database when its script runs, which may be after the heading
+  // shows on a busy machine: wait for it, or the store below would not exist yet.
+  await expect
+    .poll(() =>
+      page.evaluate(async () =>
+        (await indexedDB.databases()).some((found) => found.name === "bank-connect"),
+      ),
+    )
+    .toBe(true);
   await page.evaluate(
     ({ userId, backup }) =>
       new Promise<void>((resolve, reject) => {
         const open = indexedDB.open("bank-connect");
         open.onerror = () => reject(open.error);
         open.onsuccess = () => {
+          if (!open.result.objectStoreNames.contains("keys")) {
+            open.result.close();
+            return reject(new Error("the page's key database has no keys store"));
+          }
           const tx = open.result.transaction("keys", "readwrite");
           tx.objectStore("keys").put(backup, userId);
           tx.oncomplete = () => {
