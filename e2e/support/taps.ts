@@ -129,15 +129,31 @@ export class FlowCounter {
   }
 
   /**
+   * The page's address and heading once `locator` is shown. A locator of the
+   * page being left can still be visible as the next one loads: its read then
+   * fails with the old page, and is made again on the new one.
+   */
+  private async shownWith(locator: Locator): Promise<{ path: string; heading: string }> {
+    for (let attempt = 1; ; attempt++) {
+      await locator.waitFor({ state: "visible", timeout: 30_000 });
+      try {
+        return await this.page.evaluate(() => ({
+          path: location.pathname,
+          heading: (window as unknown as { __flowHeading: () => string }).__flowHeading(),
+        }));
+      } catch (error) {
+        if (attempt === 5 || !/Execution context was destroyed/.test(String(error))) throw error;
+        await this.page.waitForLoadState();
+      }
+    }
+  }
+
+  /**
    * The screen `locator` is on: once it is shown, the page's address and
    * heading then, as the page reported them.
    */
   private async current(locator: Locator): Promise<Screen> {
-    await locator.waitFor({ state: "visible", timeout: 30_000 });
-    const shown = await this.page.evaluate(() => ({
-      path: location.pathname,
-      heading: (window as unknown as { __flowHeading: () => string }).__flowHeading(),
-    }));
+    const shown = await this.shownWith(locator);
     await expect
       .poll(() => [this.screens.at(-1)?.path, this.screens.at(-1)?.heading], {
         timeout: 30_000,
