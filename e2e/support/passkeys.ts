@@ -111,6 +111,20 @@ export async function onService(page: Page): Promise<void> {
  * passkey) kept.
  */
 export async function forgetService(context: BrowserContext, page: Page): Promise<void> {
+  // The page may still be moving on (a partner's page forwarding after the relay): a
+  // clearing cut short by a navigation is made again on the page it lands on.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await clearService(context, page);
+      break;
+    } catch (error) {
+      if (attempt === 5 || !/Execution context was destroyed/.test(String(error))) throw error;
+    }
+  }
+  await expect.poll(() => page.evaluate(async () => (await indexedDB.databases()).length)).toBe(0);
+}
+
+async function clearService(context: BrowserContext, page: Page): Promise<void> {
   await onService(page);
   await context.clearCookies();
   await page.evaluate(async () => {
@@ -130,7 +144,6 @@ export async function forgetService(context: BrowserContext, page: Page): Promis
       ),
     );
   });
-  await expect.poll(() => page.evaluate(async () => (await indexedDB.databases()).length)).toBe(0);
 }
 
 /** What this browser keeps of the person's key (IndexedDB "bank-connect", store "keys"). */
