@@ -7,7 +7,7 @@ import { PasskeyIcon } from "../_components/passkey-icon";
 import { fetchKeyWithPasskey } from "../_lib/passkey-fetch";
 import { FocusedAlert, useShownError } from "./focused-alert";
 import type { SetupProps } from "./key-setup";
-import { postKey } from "./setup-requests";
+import { postPasskeyHeldKey } from "./setup-requests";
 
 const neverChanges = () => () => {};
 
@@ -29,12 +29,7 @@ export function PasskeyImport(props: SetupProps & { flowId: string }) {
     alert.clear();
     const fetched = await fetchKeyWithPasskey(props.userId, props.flowId);
     if (fetched === "kept" && props.registeredPublicKey) {
-      const answer = await postKey("/setup/key", {
-        csrf: props.csrf.register,
-        publicKey: props.registeredPublicKey,
-        // No backup file on the passkey path.
-        backup: false,
-      });
+      const answer = await postPasskeyHeldKey(props.csrf.register, props.registeredPublicKey);
       if (answer.ok) {
         window.location.assign(answer.next);
         return;

@@ -16,7 +16,7 @@ import {
 import { FocusedAlert, useShownError } from "./focused-alert";
 import type { SetupProps } from "./key-setup";
 import { passkeyName } from "../_lib/passkey-name";
-import { postKey } from "./setup-requests";
+import { postPasskeyHeldKey } from "./setup-requests";
 
 /** Creation options younger than this are used; older ones are asked for again. */
 const OPTIONS_FRESH_MS = 3 * 60 * 1000;
@@ -96,12 +96,7 @@ export function PasskeyKeyForm(
       });
       if (!registered.ok) return stop(t("passkeyFailed"));
       await keepNewPasskeyKey(props.userId, pair, { credentialId: created.credentialId, wrapped });
-      const answer = await postKey("/setup/key", {
-        csrf: props.csrf.register,
-        publicKey: pair.publicKey,
-        // No backup file on the passkey path.
-        backup: false,
-      });
+      const answer = await postPasskeyHeldKey(props.csrf.register, pair.publicKey);
       if (answer.ok) {
         window.location.assign(answer.next);
         return;

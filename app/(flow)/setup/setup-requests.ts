@@ -49,3 +49,8 @@ export const dataUrl = (text: string) =>
 
 export const BACKUP_FILENAME = "bank-connect-key-backup.json";
 export const DEVELOPER_FILENAME = "bank-connect-key-UNENCRYPTED.json";
+
+/** Registers a key that a passkey holds: no backup file on that path. */
+export function postPasskeyHeldKey(csrf: string, publicKey: string): Promise<KeyAnswer> {
+  return postKey("/setup/key", { csrf, publicKey, backup: false });
+}
