@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { db } from "../db/client";
+import { db, type Prisma } from "../db/client";
 import { log } from "../log";
 import type { WebhookEventData, WebhookEventType, WebhookPayload } from "./types";
 
@@ -45,7 +45,12 @@ export async function writeEvent(
   const eventId = newEventId();
   const deliveries = await db().$transaction(async (tx) => {
     await tx.webhookEvent.create({
-      data: { id: eventId, partnerId: event.partnerId, type: event.type, payload: { ...payload } },
+      data: {
+        id: eventId,
+        partnerId: event.partnerId,
+        type: event.type,
+        payload: payload as unknown as Prisma.InputJsonObject,
+      },
     });
     return Promise.all(
       endpoints.map((endpoint) =>
