@@ -15,7 +15,7 @@ import { getEnv } from "../env";
  * sealed under it still open.
  */
 
-export const SEALED_TOKEN_PURPOSES = ["audit-cursor"] as const;
+export const SEALED_TOKEN_PURPOSES = ["audit-cursor", "webhook-secret"] as const;
 export type SealedTokenPurpose = (typeof SEALED_TOKEN_PURPOSES)[number];
 
 const HKDF_SALT = "bank-connect/sealed-token/v1";
