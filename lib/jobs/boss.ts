@@ -69,6 +69,16 @@ const QUEUE_OPTIONS: Record<QueueName, Omit<Queue, "name">> = {
     expireInSeconds: 15 * 60,
   },
   "cluster-probe": { deleteAfterSeconds: KEPT_SECONDS, retryLimit: 0, expireInSeconds: 60 },
+  // One attempt of a webhook delivery; the delivery row holds its schedule, and a job that
+  // failed outright (the database away) is tried again a little later.
+  webhook: {
+    deleteAfterSeconds: 24 * 60 * 60,
+    retentionSeconds: 4 * 24 * 60 * 60,
+    retryLimit: 3,
+    retryDelay: 30,
+    expireInSeconds: 120,
+  },
+  "webhook-sweep": { deleteAfterSeconds: 60 * 60, retryLimit: 0, expireInSeconds: 60 },
 };
 
 async function ensureQueue(boss: PgBoss, name: QueueName): Promise<void> {

@@ -20,6 +20,10 @@ export const QUEUES = {
   mail: "mail",
   /** Expired rows removed (lib/janitor), every 15 minutes. */
   janitor: "janitor",
+  /** One attempt of a webhook delivery (lib/webhooks/deliver.ts); the data is the delivery's id. */
+  webhook: "webhook",
+  /** Overdue webhook deliveries queued again (a job lost with its process), every minute. */
+  webhookSweep: "webhook-sweep",
   /** The cluster run's probe: a job a minute that records which instance ran it. */
   clusterProbe: "cluster-probe",
 } as const;

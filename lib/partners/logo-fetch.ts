@@ -9,11 +9,19 @@
  * vetted address (pinned, so a DNS answer that changes between the check and
  * the connection cannot reach a private address) → status, size, redirect.
  */
-import { lookup as dnsLookup } from "node:dns/promises";
 import { request as httpsRequest, type RequestOptions } from "node:https";
 import type { IncomingMessage } from "node:http";
-import { isIP, type LookupFunction as NetLookupFunction } from "node:net";
+import { isIP } from "node:net";
 import { isPublicIpAddress } from "../http/ip-address";
+import {
+  bareHostname,
+  firstRefusedAddress,
+  pinnedLookup,
+  systemLookup,
+  type ResolveHost,
+} from "../http/public-address";
+
+export type { ResolvedAddress, ResolveHost } from "../http/public-address";
 
 export type LogoContentType = "image/png" | "image/jpeg" | "image/webp";
 
@@ -51,14 +59,6 @@ export class LogoError extends Error {
     this.name = "LogoError";
   }
 }
-
-/** One resolved address, as `dns.promises.lookup(host, { all: true })` returns it. */
-export interface ResolvedAddress {
-  address: string;
-  family: number;
-}
-
-export type ResolveHost = (hostname: string) => Promise<readonly ResolvedAddress[]>;
 
 export interface FetchLogoOptions {
   /** Resolves a hostname to all its addresses (default: the system resolver). */
@@ -102,8 +102,6 @@ interface VettedTarget {
 }
 
 type HopOutcome = { kind: "body"; data: Buffer } | { kind: "redirect"; location: string };
-
-const systemLookup: ResolveHost = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
@@ -193,11 +191,11 @@ function resolveLocation(location: string, base: URL): string {
 
 /** Resolves the hostname and refuses it if ANY of its addresses is not allowed. */
 async function vetTarget(url: URL, settings: Settings, signal: AbortSignal): Promise<VettedTarget> {
-  const hostname = url.hostname.replace(/^\[(.*)\]$/, "$1");
+  const hostname = bareHostname(url);
   const addresses = isIP(hostname)
     ? [hostname]
     : await resolveHostname(hostname, settings.lookup, signal);
-  const refused = addresses.find((address) => !settings.isAllowedAddress(address));
+  const refused = firstRefusedAddress(addresses, settings.isAllowedAddress);
   if (refused !== undefined) {
     throw new LogoError(
       "private_address",
@@ -237,19 +235,6 @@ async function resolveHostname(
 
 function timeoutError(): LogoError {
   return new LogoError("timeout", "the logo could not be fetched within the time limit");
-}
-
-/**
- * A resolver for the socket that answers every question with the vetted
- * address: the connection goes exactly where the check looked, even if the
- * name's DNS answer has changed since (DNS rebinding).
- */
-function pinnedLookup(address: string): NetLookupFunction {
-  const family = isIP(address);
-  return (_hostname, options, callback) => {
-    if (options.all) callback(null, [{ address, family }]);
-    else callback(null, address, family);
-  };
 }
 
 /** One GET to the vetted address; resolves with the body or a redirect's Location. */

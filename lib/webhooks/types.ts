@@ -51,10 +51,15 @@ export interface WebhookEventData {
   valid_until?: string;
 }
 
+/** What the test event names: the endpoint it was sent to. */
+export interface WebhookTestEventData {
+  endpoint_id: string;
+}
+
 /** The body delivered, as the Standard Webhooks specification describes it. */
 export interface WebhookPayload {
   type: WebhookEventType | typeof WEBHOOK_TEST_EVENT;
   /** When the event happened (RFC 3339). */
   timestamp: string;
-  data: WebhookEventData;
+  data: WebhookEventData | WebhookTestEventData;
 }
