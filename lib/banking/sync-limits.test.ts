@@ -1,9 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import * as accountSyncRoute from "@/app/api/accounts/[id]/sync/route";
-import { ACCOUNT_UIDS, startLoadBank, type LoadBank } from "@/scripts/load/bank";
-import { partnerTenantOf, partnerWithRecipientKey } from "@/test/bank-data";
-import { SideConnection, useScratchDatabase, type ScratchDatabase } from "@/test/db-pressure";
-import { ISSUER, mintApiKey } from "@/test/oauth-fixtures";
+import { beforeEach, describe, expect, it } from "vitest";
+import { SideConnection } from "@/test/db-pressure";
+import { loadBankAccountFixture } from "@/test/load-bank-account";
 import { generateKeyPair } from "../crypto/envelope";
 import { db } from "../db/client";
 import { setSetting } from "../env";
@@ -18,33 +15,11 @@ import { TransactionSealer } from "./write";
  * of all pages together. Past any of them nothing of the account is stored.
  */
 
-let scratch: ScratchDatabase;
-let bank: LoadBank;
-let key: string;
-let accountId: string;
-let connectionId: string;
-const uid = ACCOUNT_UIDS[0];
-const params = (values: Record<string, string>) => ({ params: Promise.resolve(values) });
-
-beforeAll(async () => {
-  bank = await startLoadBank();
-  scratch = await useScratchDatabase("limits", bank.settings);
-  const { client, keys } = await partnerWithRecipientKey();
-  const minted = await mintApiKey(client);
-  key = minted.key;
-  const tenant = await partnerTenantOf(client, minted.user);
-  accountId = (await bank.connect(tenant.id, keys.publicKeyRawB64)).accountIds[0] ?? "";
-  const account = await db().account.findUniqueOrThrow({ where: { id: accountId } });
-  connectionId = account.connectionId;
-});
-
-afterAll(async () => {
-  await scratch.release();
-  await bank.close();
-});
+const account = loadBankAccountFixture("limits");
+const { uid } = account;
 
 beforeEach(() => {
-  bank.fake.delayMs = 0;
+  account.bank.fake.delayMs = 0;
   setSetting("SYNC_DEADLINE_SECONDS", "");
 });
 
@@ -53,7 +28,7 @@ const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /** `pages` pages of `perPage` new transactions each, of about `bytesEach` bytes. */
 function servePages(pages: number, perPage: number, bytesEach = 300) {
   const tag = Math.random().toString(36).slice(2);
-  bank.fake.transactionPages[uid] = Array.from({ length: pages }, (_, page) => ({
+  account.bank.fake.transactionPages[uid] = Array.from({ length: pages }, (_, page) => ({
     transactions: Array.from({ length: perPage }, (_, index) => ({
       entry_reference: `${tag}-${page}-${index}`,
       transaction_amount: { amount: "9.95", currency: "EUR" },
@@ -66,18 +41,11 @@ function servePages(pages: number, perPage: number, bytesEach = 300) {
   }));
 }
 
-const sync = () =>
-  accountSyncRoute.POST(
-    new Request(`${ISSUER}/api/accounts/${accountId}/sync`, {
-      method: "POST",
-      headers: { "X-Api-Key": key, "Content-Type": "application/json" },
-      body: JSON.stringify({ uid }),
-    }),
-    params({ id: accountId }),
-  );
+const sync = () => account.sync();
 
 /** What a sync could change: the transactions, the balances' ciphertext, the last sync. */
 async function stored() {
+  const { accountId, connectionId } = account;
   const [transactions, balances, connection] = await Promise.all([
     db().transaction.count({ where: { accountId } }),
     db().balance.findMany({ where: { accountId }, orderBy: { balanceType: "asc" } }),
@@ -95,13 +63,13 @@ async function expectTransient(response: Response) {
 describe("a sync's overall deadline", () => {
   it("pages arriving past it: 503 transient with Retry-After, nothing stored", async () => {
     servePages(8, 5);
-    bank.fake.delayMs = 300;
+    account.bank.fake.delayMs = 300;
     setSetting("SYNC_DEADLINE_SECONDS", "1");
     const before = await stored();
     await expectTransient(await sync());
     expect(await stored()).toEqual(before);
 
-    bank.fake.delayMs = 0;
+    account.bank.fake.delayMs = 0;
     setSetting("SYNC_DEADLINE_SECONDS", "");
     expect(await (await sync()).json()).toMatchObject({ newTransactions: 40 });
   });
@@ -109,7 +77,7 @@ describe("a sync's overall deadline", () => {
   it("a write held past it is rolled back, balances included", async () => {
     servePages(2, 10);
     const before = await stored();
-    const side = await SideConnection.open(scratch.url);
+    const side = await SideConnection.open(account.scratch.url);
     await side.lock('LOCK TABLE "Transaction" IN SHARE MODE');
     setSetting("SYNC_DEADLINE_SECONDS", "2");
     try {
@@ -137,12 +105,12 @@ describe("writing while the pages arrive", () => {
     // 3 × 1 500 transactions: the first chunk of 2 000 is sealed and inserted while
     // the pages after it are awaited; the last page links to a page the bank does not know.
     servePages(3, 1500);
-    const pages = bank.fake.transactionPages[uid] ?? [];
+    const pages = account.bank.fake.transactionPages[uid] ?? [];
     const last = pages.at(-1);
     if (last) last.continuation_key = "forged";
-    bank.fake.delayMs = 700;
+    account.bank.fake.delayMs = 700;
     const before = await stored();
-    const side = await SideConnection.open(scratch.url);
+    const side = await SideConnection.open(account.scratch.url);
     try {
       const answer = sync();
       let writtenBeforeTheEnd = false;
@@ -166,7 +134,7 @@ describe("writing while the pages arrive", () => {
 
     // The same pages without the forged link are stored, all of them.
     if (last) last.continuation_key = null;
-    bank.fake.delayMs = 0;
+    account.bank.fake.delayMs = 0;
     expect(await (await sync()).json()).toMatchObject({ newTransactions: 4500 });
   });
 });

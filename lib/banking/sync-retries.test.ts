@@ -1,10 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import * as accountSyncRoute from "@/app/api/accounts/[id]/sync/route";
-import { ACCOUNT_UIDS, startLoadBank, type LoadBank } from "@/scripts/load/bank";
-import { partnerTenantOf, partnerWithRecipientKey } from "@/test/bank-data";
-import { useScratchDatabase, type ScratchDatabase } from "@/test/db-pressure";
+import { beforeEach, describe, expect, it } from "vitest";
+import { loadBankAccountFixture } from "@/test/load-bank-account";
 import { rateLimitedAnswer } from "@/test/fake-enable-banking";
-import { ISSUER, mintApiKey } from "@/test/oauth-fixtures";
 import { db } from "../db/client";
 import { setSetting } from "../env";
 
@@ -15,28 +11,12 @@ import { setSetting } from "../env";
  * hold is answered at once (docs/sync-failures.md#retries).
  */
 
-let scratch: ScratchDatabase;
-let bank: LoadBank;
-let key: string;
-let accountId: string;
-const uid = ACCOUNT_UIDS[0];
-const params = (values: Record<string, string>) => ({ params: Promise.resolve(values) });
-
-beforeAll(async () => {
-  bank = await startLoadBank();
-  scratch = await useScratchDatabase("retries", bank.settings);
-  const { client, keys } = await partnerWithRecipientKey();
-  const minted = await mintApiKey(client);
-  key = minted.key;
-  const tenant = await partnerTenantOf(client, minted.user);
-  accountId = (await bank.connect(tenant.id, keys.publicKeyRawB64)).accountIds[0] ?? "";
-});
-
-afterAll(async () => {
-  setSetting("SYNC_DEADLINE_SECONDS", "");
-  await scratch.release();
-  await bank.close();
-});
+const account = loadBankAccountFixture("retries");
+const bank = {
+  get fake() {
+    return account.bank.fake;
+  },
+};
 
 beforeEach(() => {
   bank.fake.script.length = 0;
@@ -44,20 +24,12 @@ beforeEach(() => {
   setSetting("SYNC_DEADLINE_SECONDS", "");
 });
 
-const sync = () =>
-  accountSyncRoute.POST(
-    new Request(`${ISSUER}/api/accounts/${accountId}/sync`, {
-      method: "POST",
-      headers: { "X-Api-Key": key, "Content-Type": "application/json" },
-      body: JSON.stringify({ uid }),
-    }),
-    params({ id: accountId }),
-  );
+const sync = () => account.sync();
 
 const lastSyncedAt = async () =>
   (
     await db().account.findUniqueOrThrow({
-      where: { id: accountId },
+      where: { id: account.accountId },
       include: { connection: true },
     })
   ).connection.lastSyncedAt;
