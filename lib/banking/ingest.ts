@@ -237,7 +237,8 @@ export async function renewConnection(
     await assertStillSealedTo(tx, tenantId, sealingKey);
     await tx.connection.update({
       where: { id: connectionId, tenantId },
-      data: { ...sessionColumns(input, now), status: "Active" },
+      // A new consent: its own reminder before it ends (docs/events.md#reminders).
+      data: { ...sessionColumns(input, now), status: "Active", expiryReminderSentAt: null },
     });
     const existing = await tx.account.findMany({ where: { connectionId } });
     const accounts: ConnectedAccount[] = [];

@@ -232,6 +232,13 @@ export async function handleBankCallback(request: Request): Promise<Response> {
   return redirect("/banks/progress");
 }
 
+/**
+ * Where the bank's callback of a renewal started at My access lands
+ * (lib/account/renew-consent.ts): My access, saying how it went.
+ */
+export const renewalDonePath = (result: "connecting" | "denied" | "failed") =>
+  `/account?${new URLSearchParams({ renewal: result })}#banks-title`;
+
 /** Where the browser lands after the bank, for a connection a person's own key started. */
 export const OWN_KEY_DONE_PATH = "/banks/connected";
 
@@ -243,6 +250,8 @@ interface OwnKeyAuthorization {
   expiresAt: Date;
   completedAt: Date | null;
   requiredPsuHeaders: string | null;
+  /** Set when the person renews a consent from My access (lib/account/renew-consent.ts). */
+  renewConnectionId: string | null;
 }
 
 /**
@@ -259,7 +268,11 @@ async function ownKeyCallback(
   params: URLSearchParams,
 ): Promise<Response> {
   const done = (result: "connecting" | "connected" | "denied" | "failed") =>
-    redirect(`${OWN_KEY_DONE_PATH}?result=${result}`);
+    redirect(
+      authorization.renewConnectionId
+        ? renewalDonePath(result === "connected" ? "connecting" : result)
+        : `${OWN_KEY_DONE_PATH}?result=${result}`,
+    );
   if (authorization.expiresAt <= new Date()) return done("failed");
   if (authorization.completedAt) {
     const connected = await db().connection.count({
@@ -282,13 +295,20 @@ async function ownKeyCallback(
     select: { sealingKey: true },
   });
   if (!tenant.sealingKey) return done("failed");
+  // A renewal replaces its own tenant's connection in place.
+  const renewing = authorization.renewConnectionId
+    ? await db().connection.findFirst({
+        where: { id: authorization.renewConnectionId, tenantId: authorization.tenantId },
+        select: { id: true },
+      })
+    : null;
   await startIngest({
     flowId: null,
     authorizationId: authorization.id,
     code: params.get("code") ?? "",
     tenantId: authorization.tenantId,
     sealingKey: tenant.sealingKey,
-    renewConnectionId: null,
+    renewConnectionId: renewing?.id ?? null,
     requiredPsuHeaders: fromStoredPsuHeaders(authorization.requiredPsuHeaders),
     aspspName: authorization.aspspName,
   });

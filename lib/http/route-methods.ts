@@ -13,6 +13,7 @@ export const ROUTE_METHODS: Readonly<Record<string, readonly RouteMethod[]>> = O
   ["/.well-known/oauth-authorization-server", ["GET"]],
   ["/account/access/end", ["POST"]],
   ["/account/banks/remove", ["POST"]],
+  ["/account/connections/[id]/renew", ["GET"]],
   ["/account/delete", ["POST"]],
   ["/account/key/backup-saved", ["POST"]],
   ["/account/key/start-over", ["POST"]],

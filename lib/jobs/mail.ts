@@ -23,7 +23,7 @@ import { openJobData, sealJobData } from "./sealed-data";
  */
 
 /** What a mail is, for the operator: a closed set, never the address. */
-export type MailKind = "sign_in" | "account_changed" | "access_granted";
+export type MailKind = "sign_in" | "account_changed" | "access_granted" | "consent_ending";
 
 export type MailDelivery = "sent" | "queued";
 

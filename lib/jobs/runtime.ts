@@ -20,6 +20,8 @@ export const QUEUES = {
   mail: "mail",
   /** Expired rows removed (lib/janitor), every 15 minutes. */
   janitor: "janitor",
+  /** Reminders before a bank consent ends, and its expiry events (lib/account/consent-reminders.ts), hourly. */
+  consents: "consents",
   /** One attempt of a webhook delivery (lib/webhooks/deliver.ts); the data is the delivery's id. */
   webhook: "webhook",
   /** Overdue webhook deliveries queued again (a job lost with its process), every minute. */

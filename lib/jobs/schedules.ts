@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import { rawSetting } from "../env";
 import { runJanitor } from "../janitor";
+import { runConsentReminders } from "../account/consent-reminders";
 import type { ScheduledJob } from "./boss";
 import { QUEUES } from "./runtime";
 
@@ -19,6 +20,16 @@ export const JANITOR_JOB: ScheduledJob = {
   run: () => runJanitor(),
 };
 
+/**
+ * Bank consents ending (lib/account/consent-reminders.ts), every hour: the
+ * person mailed once some days before, with the link that renews it.
+ */
+export const CONSENTS_JOB: ScheduledJob = {
+  queue: QUEUES.consents,
+  cron: "7 * * * *",
+  run: () => runConsentReminders(),
+};
+
 /** Which process ran a job: the cluster run tells its instances apart by it. */
 export const INSTANCE_ID = `${hostname()}:${process.pid}`;
 
@@ -35,7 +46,7 @@ export const CLUSTER_PROBE_JOB: ScheduledJob = {
 
 /** The schedules this process runs. */
 export function serviceSchedules(): ScheduledJob[] {
-  const schedules = [JANITOR_JOB];
+  const schedules = [JANITOR_JOB, CONSENTS_JOB];
   if (rawSetting("JOBS_CLUSTER_PROBE") === "true") schedules.push(CLUSTER_PROBE_JOB);
   return schedules;
 }

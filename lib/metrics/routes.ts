@@ -16,6 +16,7 @@ const DYNAMIC_ROUTES: readonly (readonly [RegExp, string])[] = [
   [/^\/logos\/[^/]+$/, "/logos/{file}"],
   [/^\/account\/passkeys\/[^/]+\/key$/, "/account/passkeys/{id}/key"],
   [/^\/account\/passkeys\/[^/]+$/, "/account/passkeys/{id}"],
+  [/^\/account\/connections\/[^/]+\/renew$/, "/account/connections/{id}/renew"],
   [/^\/_next\//, "/_next/{asset}"],
 ];
 

@@ -84,8 +84,8 @@ export async function scheduledJobRunsOnce(
     `SELECT name, count(*)::int AS count FROM ${JOBS_SCHEMA}.schedule GROUP BY name ORDER BY name`,
     [],
   );
-  // The janitor and the probe, each stored once however many instances made them.
-  const expected = [QUEUES.clusterProbe, QUEUES.janitor].sort();
+  // The service's schedules and the probe, each stored once however many instances made them.
+  const expected = [QUEUES.clusterProbe, QUEUES.consents, QUEUES.janitor].sort();
   check(
     JSON.stringify(schedules.map((schedule) => schedule.name).sort()) ===
       JSON.stringify(expected) && schedules.every((schedule) => schedule.count === 1),

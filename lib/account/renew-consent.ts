@@ -1,0 +1,95 @@
+import { findSignedInUser } from "../auth/sessions";
+import { keyedHash } from "../crypto/keyed-hash";
+import { randomToken } from "../crypto/random";
+import { db } from "../db/client";
+import { renewalDonePath } from "../flow/banks";
+import { getEnv } from "../env";
+import { isLocale } from "../i18n/locales";
+import { log } from "../log";
+import { upstream } from "../upstream";
+import { toStoredPsuHeaders } from "../upstream/psu-headers";
+
+/**
+ * Renewing a bank consent from My access or the reminder mail
+ * (docs/events.md#reminders): GET /account/connections/<id>/renew sends the
+ * signed-in person straight to the bank of that connection, for the same
+ * kind of customer, as a partner's `renew_connection` does in the flow. The
+ * bank's callback (lib/flow/banks.ts) replaces the connection's consent in
+ * place: the same connection and account ids, a new `validUntil`, the
+ * partner's key reading on as before. Signed out, the sign-in comes first and
+ * brings the person back here; a connection of someone else, or one already
+ * replaced, goes to /account.
+ */
+
+const AUTHORIZATION_LIFETIME_MS = 30 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+const PSU_TYPES = ["personal", "business"] as const;
+
+/** Where a connection's renewal starts: the reminder mail's link and My access's button. */
+export const renewPath = (connectionId: string) => `/account/connections/${connectionId}/renew`;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const redirect = (location: string) =>
+  new Response(null, { status: 303, headers: { Location: location, "Cache-Control": "no-store" } });
+
+export async function handleRenewConsent(request: Request): Promise<Response> {
+  const connectionId = new URL(request.url).pathname.split("/")[3] ?? "";
+  const user = await findSignedInUser(request);
+  if (!user) {
+    const returnUrl = UUID.test(connectionId) ? renewPath(connectionId) : "/account";
+    return redirect(`/login?${new URLSearchParams({ returnUrl })}`);
+  }
+  if (!UUID.test(connectionId)) return redirect("/account");
+  const connection = await db().connection.findFirst({
+    where: { id: connectionId, tenant: { userId: user.userId }, status: { not: "Replaced" } },
+    select: {
+      id: true,
+      tenantId: true,
+      aspspName: true,
+      aspspCountry: true,
+      psuType: true,
+      tenant: { select: { subject: true, sealingKey: true } },
+    },
+  });
+  if (!connection || !connection.tenant.sealingKey) return redirect("/account");
+  const aspsp = (await upstream().listBanks({ country: connection.aspspCountry })).find(
+    (bank) => bank.name === connection.aspspName,
+  );
+  const psuType = PSU_TYPES.find((type) => type === connection.psuType) ?? "personal";
+  if (!aspsp || !aspsp.psuTypes.includes(psuType)) return redirect(renewalDonePath("failed"));
+
+  const state = randomToken();
+  const now = new Date();
+  // No flow: the callback is bound by the state alone, as for a person's own key.
+  await db().bankAuthorization.create({
+    data: {
+      flowId: null,
+      tenantId: connection.tenantId,
+      stateHash: keyedHash("bank-state", state),
+      upstream: upstream().name,
+      aspspName: aspsp.name,
+      aspspCountry: aspsp.country,
+      psuType,
+      renewConnectionId: connection.id,
+      requiredPsuHeaders: toStoredPsuHeaders(aspsp.requiredPsuHeaders),
+      expiresAt: new Date(now.getTime() + AUTHORIZATION_LIFETIME_MS),
+    },
+  });
+  try {
+    const started = await upstream().startAuthorization({
+      aspsp: { name: aspsp.name, country: aspsp.country },
+      psuType,
+      redirectUrl: `${getEnv().issuer}/banks/callback`,
+      state,
+      validUntil: new Date(now.getTime() + aspsp.maxConsentDays * DAY_MS),
+      language: isLocale(user.locale) ? user.locale : "en",
+      // The same id at the bank as the flow gives this tenant.
+      psuId: keyedHash("psu-id", connection.tenant.subject),
+    });
+    return redirect(started.url);
+  } catch (error) {
+    log.warn("account.renew_start_failed", { error });
+    return redirect(renewalDonePath("failed"));
+  }
+}
