@@ -226,21 +226,9 @@ describe("the command-line client's requests, replayed as it makes them", () => 
       codeChallenge: createHash("sha256").update(verifier).digest("base64url"),
       state: randomBytes(32).toString("base64url"),
     };
-    const confirmed = await fetch(`${server.origin}/auth/cli/confirm`, {
-      method: "POST",
-      redirect: "manual",
-      headers: {
-        "Content-Type": "application/x-www-form-urlencoded",
-        Origin: ISSUER,
-        Cookie: cookie,
-      },
-      body: new URLSearchParams({
-        csrf: cliConfirmToken(session, start),
-        port: String(start.port),
-        code_challenge: start.codeChallenge,
-        state: start.state ?? "",
-        decision: "allow",
-      }).toString(),
+    const confirmed = await confirmCliSignIn(cookie, session, start, {
+      state: start.state ?? "",
+      decision: "allow",
     });
     const listener = new URL(confirmed.headers.get("location") ?? "");
     expect(listener.origin).toBe(`http://127.0.0.1:${start.port}`);
@@ -402,6 +390,30 @@ describe("the command-line client's requests, replayed as it makes them", () => 
 });
 
 /** A second person who signed in with the command-line client too: their own key. */
+/** The person's answer on the confirmation screen, posted as their browser posts it. */
+function confirmCliSignIn(
+  cookie: string,
+  session: SignedInUser,
+  start: CliStart,
+  fields: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(`${server.origin}/auth/cli/confirm`, {
+    method: "POST",
+    redirect: "manual",
+    headers: {
+      "Content-Type": "application/x-www-form-urlencoded",
+      Origin: ISSUER,
+      Cookie: cookie,
+    },
+    body: new URLSearchParams({
+      csrf: cliConfirmToken(session, start),
+      port: String(start.port),
+      code_challenge: start.codeChallenge,
+      ...fields,
+    }).toString(),
+  });
+}
+
 async function otherPersonsKey(): Promise<string> {
   const keys = generateKeyPair();
   const created = await createTestUser();
@@ -417,20 +429,7 @@ async function otherPersonsKey(): Promise<string> {
     codeChallenge: createHash("sha256").update(verifier).digest("base64url"),
     state: null,
   };
-  const confirmed = await fetch(`${server.origin}/auth/cli/confirm`, {
-    method: "POST",
-    redirect: "manual",
-    headers: {
-      "Content-Type": "application/x-www-form-urlencoded",
-      Origin: ISSUER,
-      Cookie: cookie,
-    },
-    body: new URLSearchParams({
-      csrf: cliConfirmToken(session, start),
-      port: String(start.port),
-      code_challenge: start.codeChallenge,
-    }).toString(),
-  });
+  const confirmed = await confirmCliSignIn(cookie, session, start);
   const code = new URL(confirmed.headers.get("location") ?? "").searchParams.get("code") ?? "";
   const answer = await goRequest(
     "POST",
