@@ -1,6 +1,7 @@
 import { recordAuditEvent } from "../audit/record";
 import type { AuditContext } from "../audit/events";
 import { db } from "../db/client";
+import { ENDED_KEY_SELECT, recordAccessEnded, type EndedKey } from "../webhooks/producers";
 
 /**
  * "Delete everything" (docs/account.md): the person's user row goes, and
@@ -10,8 +11,10 @@ import { db } from "../db/client";
  * The address is then unknown, so signing in with it again makes a new user.
  *
  * The live keys are revoked first, each with its audit event, so the
- * partners' security logs say why their keys stopped working. A partner's
- * owner is refused: deleting them would leave the partner without one.
+ * partners' security logs say why their keys stopped working, and each
+ * partner's client hears `access.ended` (reason `account_deleted`,
+ * docs/events.md#types). A partner's owner is refused: deleting them would
+ * leave the partner without one.
  */
 
 export type DeleteResult =
@@ -23,7 +26,8 @@ export async function deleteEverything(input: {
   now?: Date;
 }): Promise<DeleteResult> {
   const now = input.now ?? new Date();
-  return db().$transaction(async (tx) => {
+  let ended: EndedKey[] = [];
+  const result = await db().$transaction(async (tx): Promise<DeleteResult> => {
     const owner = await tx.partnerOwner.findFirst({
       where: { userId: input.userId },
       select: { partnerId: true },
@@ -32,7 +36,7 @@ export async function deleteEverything(input: {
     const revoked = await tx.apiKey.updateManyAndReturn({
       where: { tenant: { userId: input.userId }, revokedAt: null },
       data: { revokedAt: now },
-      select: { prefix: true, clientId: true, client: { select: { partnerId: true } } },
+      select: { prefix: true, ...ENDED_KEY_SELECT },
     });
     for (const key of revoked) {
       await recordAuditEvent(tx, {
@@ -54,6 +58,10 @@ export async function deleteEverything(input: {
     await tx.user.delete({ where: { id: input.userId } });
     // Sign-ins in progress name the address in clear: they go too.
     await tx.loginChallenge.deleteMany({ where: { email: user.email } });
+    ended = revoked;
     return { kind: "deleted", apiKeysRevoked: revoked.length };
   });
+  // Gathered before the tenants went, recorded once the deletion committed.
+  if (result.kind === "deleted") await recordAccessEnded(ended, "account_deleted", now);
+  return result;
 }

@@ -1,6 +1,7 @@
 import { recordAuditEvent } from "../audit/record";
 import type { AuditContext } from "../audit/events";
 import { db } from "../db/client";
+import { ENDED_KEY_SELECT, recordAccessEnded } from "../webhooks/producers";
 
 /**
  * "End access" (docs/account.md): every live API key of the partner's
@@ -9,7 +10,8 @@ import { db } from "../db/client";
  * Revocation is the same column every API request checks in PostgreSQL
  * (lib/keys/api-keys.ts: no cache anywhere), so the partner's next call, on
  * any instance, is answered 401. Only this person's rows are touched: a
- * partner id they never granted revokes nothing.
+ * partner id they never granted revokes nothing. The partner hears
+ * `access.ended` (reason `person`, docs/events.md#types).
  */
 export async function endPartnerAccess(input: {
   userId: string;
@@ -22,11 +24,11 @@ export async function endPartnerAccess(input: {
     tenant: { userId: input.userId },
     client: { partnerId: input.partnerId },
   };
-  return db().$transaction(async (tx) => {
+  const revoked = await db().$transaction(async (tx) => {
     const revoked = await tx.apiKey.updateManyAndReturn({
       where: { ...ofUserAndPartner, revokedAt: null },
       data: { revokedAt: now },
-      select: { prefix: true, clientId: true },
+      select: { prefix: true, ...ENDED_KEY_SELECT },
     });
     await tx.authorizationCode.deleteMany({ where: { ...ofUserAndPartner, consumedAt: null } });
     for (const key of revoked) {
@@ -41,6 +43,8 @@ export async function endPartnerAccess(input: {
         at: now,
       });
     }
-    return { revoked: revoked.length };
+    return revoked;
   });
+  await recordAccessEnded(revoked, "person", now);
+  return { revoked: revoked.length };
 }

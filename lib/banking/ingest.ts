@@ -12,6 +12,7 @@ import { HistoryReading, storeRead, type FetchedTransactions } from "./fetch-and
 import { accountColumns, balanceColumns, identityHashCandidates } from "./sealing";
 import { firstHistoryWindows, historyDaysAfter } from "./windows";
 import { statementsOf, writeWithinDeadline, type RunStatement } from "./write-transaction";
+import { recordConnectionEvent } from "../webhooks/producers";
 
 /**
  * A new bank consent, stored in two steps (docs/ingest.md):
@@ -75,12 +76,34 @@ export async function writeBalances(
   await run(DELETE_BALANCES_FROM, [accountId, balances.length]);
 }
 
-/** The account's first history is stored whole (docs/ingest.md). */
-export async function clearHistoryPending(run: RunStatement, accountId: string) {
-  await run(
-    `UPDATE "Account" SET "historyPending" = false, "updatedAt" = $2::timestamp WHERE "id" = $1::uuid`,
+/**
+ * The account's first history is stored whole (docs/ingest.md): clears its
+ * `historyPending` mark, if it is still set, and answers the
+ * connection's id when that completed the connection's first history (no
+ * account of it is pending any more), for `connection.history_ready`
+ * (docs/events.md#types). The connection row is locked before the count, so
+ * of two transactions storing its last two histories at once, the second to
+ * commit sees the first's and answers the id: exactly one of them does.
+ */
+export async function completeFirstHistory(
+  run: RunStatement,
+  accountId: string,
+): Promise<string | null> {
+  const [cleared] = await run.rows<{ connectionId: string }>(
+    `UPDATE "Account" SET "historyPending" = false, "updatedAt" = $2::timestamp
+      WHERE "id" = $1::uuid AND "historyPending" RETURNING "connectionId"`,
     [accountId, new Date()],
   );
+  if (!cleared) return null;
+  await run.rows(`SELECT "id" FROM "Connection" WHERE "id" = $1::uuid FOR UPDATE`, [
+    cleared.connectionId,
+  ]);
+  const [pending] = await run.rows<{ exists: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM "Account" WHERE "connectionId" = $1::uuid AND "historyPending")
+       AS "exists"`,
+    [cleared.connectionId],
+  );
+  return pending?.exists ? null : cleared.connectionId;
 }
 
 /** The depth the bank allowed, once it refused a longer first history (docs/ingest.md). */
@@ -348,17 +371,19 @@ async function storeEachHistory(
   let stored = 0;
   const failedAccountIds: string[] = [];
   for (const [index, account] of accounts.entries()) {
+    let ready: string | null = null;
     try {
       const { created } = await storeRead({
         read: reading.read(index, account.uid),
         accountId: account.id,
         deadline,
         complete: async (run, fetched) => {
-          await clearHistoryPending(run, account.id);
+          ready = await completeFirstHistory(run, account.id);
           await keepHistoryDepth(run, account.id, fetched, now);
         },
       });
       stored += created;
+      if (ready) await recordConnectionEvent(ready, "connection.history_ready");
     } catch (error) {
       // The account keeps its mark: its next sync fetches the whole window again.
       log.warn("ingest.history_failed", { error });

@@ -2,6 +2,7 @@ import { recordKeyRevoked } from "../audit/api-keys";
 import { recordAuditEvent } from "../audit/record";
 import type { AuditContext } from "../audit/events";
 import { db } from "../db/client";
+import { ENDED_KEY_SELECT, recordAccessEnded, type EndedKey } from "../webhooks/producers";
 
 /**
  * Starting over with a new key (docs/key-model.md): a user who lost their
@@ -12,7 +13,8 @@ import { db } from "../db/client";
  *   next bank connection seals it like a new tenant;
  * - the API keys reading those tenants are revoked: what they read is gone,
  *   and what comes next is sealed to a key their holder does not have (the
- *   relay that gives it to them mints a new API key);
+ *   relay that gives it to them mints a new API key); a partner's client hears
+ *   `access.ended` (reason `start_over`, docs/events.md#types);
  * - codes minted for those tenants and not yet exchanged are deleted, so
  *   none of them becomes such an API key later.
  * Tenants sealed to a partner's recipient key are the partner's to open and
@@ -37,7 +39,8 @@ export async function replaceUserKey(input: {
   now?: Date;
 }): Promise<StartOverResult> {
   const now = input.now ?? new Date();
-  return db().$transaction(async (tx) => {
+  let ended: EndedKey[] = [];
+  const result = await db().$transaction(async (tx): Promise<StartOverResult> => {
     // Conditional: a second click, or another tab that already started over, changes nothing.
     const swapped = await tx.user.updateMany({
       where: { id: input.userId, publicKey: input.replaces },
@@ -72,7 +75,7 @@ export async function replaceUserKey(input: {
     const revoked = await tx.apiKey.updateManyAndReturn({
       where: { ...inTenants, revokedAt: null },
       data: { revokedAt: now },
-      select: { prefix: true, clientId: true, client: { select: { partnerId: true } } },
+      select: { prefix: true, ...ENDED_KEY_SELECT },
     });
     for (const key of revoked) {
       await recordKeyRevoked(tx, {
@@ -98,6 +101,9 @@ export async function replaceUserKey(input: {
       details: counts,
       at: now,
     });
+    ended = revoked;
     return { replaced: true, ...counts };
   });
+  if (result.replaced) await recordAccessEnded(ended, "start_over", now);
+  return result;
 }

@@ -15,7 +15,8 @@ import {
 import { balanceColumns } from "./sealing";
 import { startSyncDeadline, SyncDeadlineError, type SyncDeadline } from "./budget";
 import { fetchTransactions, storeWhileFetching } from "./fetch-and-store";
-import { clearHistoryPending, writeBalances } from "./ingest";
+import { completeFirstHistory, writeBalances } from "./ingest";
+import { recordConnectionEvent, recordConnectionExpired } from "../webhooks/producers";
 import { settlePending } from "./pending";
 import { firstHistoryWindows, historyDaysAfter, syncWindows } from "./windows";
 import { answerPsuHeaderRefusal, missingBeforeRead } from "./psu-headers";
@@ -94,12 +95,14 @@ function toUpstreamName(name: string): UpstreamName {
  * The consent is over. An expired one needs a reconnect; a withdrawn one is
  * not flagged for a reconnect, which cannot bring it back: its accounts keep
  * answering consent_withdrawn and a bulk sync leaves them out (docs/sync-failures.md).
+ * The partners reading the connection hear `connection.withdrawn` or `connection.expired`.
  */
 async function markLapsed(connectionId: string, reason: "reconnect_needed" | "consent_withdrawn") {
-  await syncDb().$transaction([
-    syncDb().connection.update({
-      where: { id: connectionId },
-      data: { status: reason === "consent_withdrawn" ? "Withdrawn" : "Expired" },
+  const status = reason === "consent_withdrawn" ? "Withdrawn" : "Expired";
+  const [changed] = await syncDb().$transaction([
+    syncDb().connection.updateMany({
+      where: { id: connectionId, status: { not: status } },
+      data: { status },
     }),
     syncDb().account.updateMany({
       where: { connectionId },
@@ -109,6 +112,12 @@ async function markLapsed(connectionId: string, reason: "reconnect_needed" | "co
           : { needsReconnect: true },
     }),
   ]);
+  // Partners hear it (docs/events.md#types): a withdrawal when the status turns
+  // Withdrawn, an expiry once per consent.
+  if (status === "Withdrawn" && changed.count === 1) {
+    await recordConnectionEvent(connectionId, "connection.withdrawn");
+  }
+  if (status === "Expired") await recordConnectionExpired(connectionId);
 }
 
 /** The identities this version stores (lib/banking/identity.ts); older accounts hold 1. */
@@ -191,6 +200,8 @@ async function readAndStore(request: SyncRequest): Promise<SyncOutcome | null> {
   // each chunk is inserted as soon as it is sealed, in the one transaction that stores the sync.
   let totalFetched = 0;
   let created: number;
+  /** The connection whose first history this sync completed (connection.history_ready). */
+  let historyReady: string | null = null;
   try {
     ({ created } = await storeWhileFetching({
       sealingKey,
@@ -208,7 +219,7 @@ async function readAndStore(request: SyncRequest): Promise<SyncOutcome | null> {
       complete: async (run, [balances, fetched], written) => {
         const columns = balances.map((balance) => balanceColumns(sealingKey, balance));
         await writeBalances(run, account.id, columns);
-        if (account.historyPending) await clearHistoryPending(run, account.id);
+        if (account.historyPending) historyReady = await completeFirstHistory(run, account.id);
         const replaced = await settlePending(run, account.id, written);
         const historyDays = historyDaysAfter(windows, fetched.window, now, account.historyDays);
         await run(
@@ -245,5 +256,6 @@ async function readAndStore(request: SyncRequest): Promise<SyncOutcome | null> {
     }
     return outcome;
   }
+  if (historyReady) await recordConnectionEvent(historyReady, "connection.history_ready");
   return { ok: true, newTransactions: created, totalFetched };
 }

@@ -7,6 +7,7 @@ import type { BankIngestState } from "../db/generated/enums";
 import { log } from "../log";
 import { forBank } from "../upstream/metrics";
 import { upstream } from "../upstream";
+import { recordConnectionRenewed } from "../webhooks/producers";
 
 /**
  * Storing a bank consent after the bank sent the browser back
@@ -108,6 +109,7 @@ async function runIngest(id: string, job: IngestJob): Promise<void> {
           ? await renewConnection({ ...store, connectionId: job.renewConnectionId }, progress)
           : await storeConnection(store, progress);
         connected = true;
+        if (job.renewConnectionId) await recordConnectionRenewed(connection.connectionId);
         if (job.flowId) await countBankConnected(job.flowId);
         await record({ state: "history", connectionId: connection.connectionId });
         await storeHistory(

@@ -3,6 +3,7 @@ import { db } from "../db/client";
 import { EMPTY_SQL, isOneOf, query, queryOne, sql, SqlFragment } from "../db/sql";
 import { keyedHash, keyedHashCandidates } from "../crypto/keyed-hash";
 import { randomToken } from "../crypto/random";
+import { ENDED_KEY_SELECT, recordAccessEnded } from "../webhooks/producers";
 
 /**
  * API keys (docs/protocol.md#api-keys): `ebk_` + 256 random bits, stored as a keyed hash with
@@ -164,7 +165,8 @@ export async function readWithApiKey<Row extends object>(
 
 /**
  * RFC 7009 §2.1: only a key issued to the authenticated client is affected. The
- * revocation and its audit event commit together.
+ * revocation and its audit event commit together; then a partner's client
+ * hears `access.ended` (reason `partner_revoked`, docs/events.md#types).
  */
 export async function revokeClientApiKey(
   key: string,
@@ -172,14 +174,14 @@ export async function revokeClientApiKey(
   now = new Date(),
   clientIp: string | null = null,
 ): Promise<boolean> {
-  return db().$transaction(async (tx) => {
+  const revoked = await db().$transaction(async (tx) => {
     const revoked = await tx.apiKey.updateManyAndReturn({
       where: { keyHash: { in: apiKeyHashCandidates(key) }, clientId, revokedAt: null },
       data: { revokedAt: now },
       select: {
         prefix: true,
-        client: { select: { partnerId: true } },
-        tenant: { select: { userId: true } },
+        ...ENDED_KEY_SELECT,
+        tenant: { select: { userId: true, subject: true, partnerId: true } },
       },
     });
     for (const row of revoked) {
@@ -193,6 +195,8 @@ export async function revokeClientApiKey(
         reason: "revocation_request",
       });
     }
-    return revoked.length > 0;
+    return revoked;
   });
+  await recordAccessEnded(revoked, "partner_revoked", now);
+  return revoked.length > 0;
 }

@@ -5,6 +5,7 @@ import { isOneOf, queryOne, sql } from "../db/sql";
 import { keyedHash, keyedHashCandidates } from "../crypto/keyed-hash";
 import { randomToken } from "../crypto/random";
 import { mintApiKey, type MintedKey } from "../keys/mint";
+import { ENDED_KEY_SELECT, recordAccessEnded, recordAccessGranted } from "../webhooks/producers";
 import { mailAccessGrantedLater } from "./access-mail";
 import { OAuthError } from "./errors";
 import { isWellFormedVerifier, toS256Challenge } from "./pkce";
@@ -147,7 +148,7 @@ async function consumeAndMint(
  * nature, so it keeps the plain ORM calls.
  */
 async function revokeReplayedKey(request: Redemption, now: Date): Promise<void> {
-  await db().$transaction(async (tx) => {
+  const ended = await db().$transaction(async (tx) => {
     const code = await tx.authorizationCode.findFirst({
       where: { codeHash: { in: codeHashCandidates(request.code) } },
       select: {
@@ -160,12 +161,12 @@ async function revokeReplayedKey(request: Redemption, now: Date): Promise<void> 
       },
     });
     // A code of another client, or used with another redirect URI, is not touched.
-    if (!code?.consumedAt || !code.apiKeyId || code.clientId !== request.clientId) return;
-    if (request.redirectUri !== null && request.redirectUri !== code.redirectUri) return;
+    if (!code?.consumedAt || !code.apiKeyId || code.clientId !== request.clientId) return [];
+    if (request.redirectUri !== null && request.redirectUri !== code.redirectUri) return [];
     const revoked = await tx.apiKey.updateManyAndReturn({
       where: { id: code.apiKeyId, revokedAt: null },
       data: { revokedAt: now },
-      select: { prefix: true },
+      select: { prefix: true, ...ENDED_KEY_SELECT },
     });
     for (const key of revoked) {
       await recordKeyRevoked(tx, {
@@ -178,7 +179,10 @@ async function revokeReplayedKey(request: Redemption, now: Date): Promise<void> 
         reason: "code_replay",
       });
     }
+    return revoked;
   });
+  // The partner hears that the key its first exchange got no longer works (access.ended).
+  await recordAccessEnded(ended, "code_replay", now);
 }
 
 export async function redeemAuthorizationCode(
@@ -190,6 +194,12 @@ export async function redeemAuthorizationCode(
   if (!consumed) await revokeReplayedKey(request, now);
   if (!consumed?.issued) throw invalidGrant();
   mailAccessGrantedLater({ tenantSubject: consumed.subject, partnerId: request.partnerId });
+  await recordAccessGranted({
+    partnerId: request.partnerId,
+    clientId: request.clientId,
+    user: consumed.subject,
+    at: now,
+  });
   return {
     apiKey: key.apiKey,
     expiresInSeconds: key.expiresInSeconds,
