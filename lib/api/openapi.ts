@@ -4,6 +4,7 @@ import { GRANTS, GRANT_TYPES } from "../oauth/grants";
 import { bodyLimitFor, bodyTooLargeAnswer } from "../http/body-limits";
 import * as examples from "./openapi-examples";
 import { DEFAULT_PAGE_SIZE, MAX_OFFSET, MAX_PAGE_SIZE } from "./paging";
+import { WEBHOOK_EVENT_DOCS } from "./webhook-events";
 import "../analytics/wire";
 import "../audit/wire";
 import "../oauth/schemas";
@@ -737,6 +738,58 @@ function aliasOf<Item extends Record<string, object>>(path: string, item: Item):
   ) as Item;
 }
 
+/** A Standard Webhooks header every delivery carries. */
+const webhookHeader = (name: string, description: string) => ({
+  name,
+  in: "header",
+  required: true,
+  schema: str,
+  description,
+});
+
+/**
+ * The events the service POSTs to a partner's webhook endpoints
+ * (docs/events.md), one per type: the payload's schema from
+ * ./webhook-events.ts, the signature headers, and what the endpoint answers.
+ */
+function webhooks() {
+  return Object.fromEntries(
+    WEBHOOK_EVENT_DOCS.map((event) => [
+      event.type,
+      {
+        post: {
+          operationId: `webhook_${event.type.replace(/\W/g, "_")}`,
+          summary: event.summary,
+          description: `${event.description} Verify the signature before trusting the body; retries keep webhook-id (/docs/events).`,
+          parameters: [
+            webhookHeader(
+              "webhook-id",
+              "The event's id (msg_…); every retry keeps it: the idempotency key",
+            ),
+            webhookHeader("webhook-timestamp", "When this attempt was signed, Unix seconds"),
+            webhookHeader(
+              "webhook-signature",
+              "v1,<base64 HMAC-SHA256 of {webhook-id}.{webhook-timestamp}.{body}>; space-separated, two during a secret rotation",
+            ),
+          ],
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": { schema: ref(event.schemaId), example: event.example },
+            },
+          },
+          responses: {
+            "2XX": noBody("Received: no retry"),
+            default: noBody(
+              "Anything else, a redirect or no answer within 10 s: retried on schedule",
+            ),
+          },
+        },
+      },
+    ]),
+  );
+}
+
 function components() {
   const { schemas } = z.toJSONSchema(z.globalRegistry, {
     uri: (id) => `#/components/schemas/${id}`,
@@ -778,6 +831,7 @@ export function openApiDocument() {
     },
     servers: [{ url: getEnv().issuer }],
     paths: paths(),
+    webhooks: webhooks(),
     components: components(),
   };
 }

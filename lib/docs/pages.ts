@@ -30,6 +30,7 @@ export const DOC_PAGES: DocPage[] = [
   { path: "/docs/envelopes", title: "Envelopes", examples: ["openEnvelope"] },
   { path: "/docs/sync", title: "Sync", examples: ["syncOne", "syncBulk"] },
   { path: "/docs/errors", title: "Errors and limits", examples: [] },
+  { path: "/docs/events", title: "Events (webhooks)", examples: [] },
   { path: "/docs/recipient-keys", title: "Recipient keys", examples: ["openEnvelope"] },
   { path: "/docs/key-rotation", title: "Replacing the decryption key", examples: [] },
   { path: "/docs/creating-partners", title: "How a partner gets created", examples: [] },

@@ -106,6 +106,7 @@ export const STATIC_ROUTES: ReadonlySet<string> = new Set([
   "/docs/data",
   "/docs/envelopes",
   "/docs/errors",
+  "/docs/events",
   "/docs/creating-partners",
   "/docs/flow",
   "/docs/key-rotation",
