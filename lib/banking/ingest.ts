@@ -260,8 +260,15 @@ export async function renewConnection(
     await assertStillSealedTo(tx, tenantId, sealingKey);
     await tx.connection.update({
       where: { id: connectionId, tenantId },
-      // A new consent: its own reminder before it ends (docs/events.md#reminders).
-      data: { ...sessionColumns(input, now), status: "Active", expiryReminderSentAt: null },
+      // A new consent: its own reminder before it ends (docs/events.md#reminders), and its
+      // own connection.expiring and connection.expired (docs/events.md#types).
+      data: {
+        ...sessionColumns(input, now),
+        status: "Active",
+        expiryReminderSentAt: null,
+        expiringEventAt: null,
+        expiredEventAt: null,
+      },
     });
     const existing = await tx.account.findMany({ where: { connectionId } });
     const accounts: ConnectedAccount[] = [];

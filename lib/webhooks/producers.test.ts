@@ -35,11 +35,7 @@ import {
   tokenRequest,
   type TestClient,
 } from "../../test/oauth-fixtures";
-import {
-  recordConnectionExpired,
-  recordConnectionExpiring,
-  recordConnectionRenewed,
-} from "./producers";
+import { recordConnectionExpired, recordConnectionExpiring } from "./producers";
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType, type WebhookPayload } from "./types";
 
 /**
@@ -425,18 +421,8 @@ describe("connection.expiring", () => {
 });
 
 describe("connection.* go to the clients that read the tenant", () => {
-  it("none once the partner's access ended; a renewal clears the once-per-consent marks", async () => {
+  it("none once the partner's access ended; again once a code is issued for the person", async () => {
     const person = await connected("subscribed");
-    const validUntil = new Date(Date.now() + 5 * DAY_MS);
-    await db().connection.update({ where: { id: person.connectionId }, data: { validUntil } });
-    await recordConnectionRenewed(person.connectionId);
-    expect(await eventsFor(person.subject, "connection.renewed")).toHaveLength(1);
-    expect(await recordConnectionExpiring(person.connectionId, 14)).toBe(true);
-    await recordConnectionRenewed(person.connectionId);
-    // The renewed consent has its own expiring event.
-    expect(await recordConnectionExpiring(person.connectionId, 14)).toBe(true);
-    expect(await eventsFor(person.subject, "connection.expiring")).toHaveLength(2);
-
     await db().apiKey.updateMany({
       where: { tenantId: person.tenantId },
       data: { revokedAt: new Date() },
@@ -447,6 +433,17 @@ describe("connection.* go to the clients that read the tenant", () => {
     });
     expect(await recordConnectionExpired(person.connectionId)).toBe(true);
     expect(await eventsFor(person.subject, "connection.expired")).toEqual([]);
+
+    // A code issued for the person and not yet exchanged: its key will read the connection.
+    await issueCodeForUser(person.client, newVerifier(), person.user.id);
+    const validUntil = new Date(Date.now() + 5 * DAY_MS);
+    await db().connection.update({ where: { id: person.connectionId }, data: { validUntil } });
+    expect(await recordConnectionExpiring(person.connectionId, 14)).toBe(true);
+    await expectEvent("subscribed", person.client, person.subject, "connection.expiring", {
+      connection_id: person.connectionId,
+      account_ids: person.accounts.map((account) => account.id),
+      valid_until: validUntil.toISOString(),
+    });
   });
 });
 
@@ -552,6 +549,13 @@ describe("the flow's bank consent", () => {
         account_ids: accountIds,
       });
       expect(await eventsFor(first.subject, "connection.renewed")).toEqual([]);
+      // The first consent's expiring event, before the renewal.
+      await db().connection.update({
+        where: { id: connection.id },
+        data: { validUntil: new Date(Date.now() + 5 * DAY_MS) },
+      });
+      expect(await recordConnectionExpiring(connection.id, 14)).toBe(true);
+      expect(await recordConnectionExpiring(connection.id, 14)).toBe(false);
 
       const renewal = await browserFor(client, first.user, first.keys, connection.id);
       const renew = await handleBankRenew(
@@ -570,6 +574,18 @@ describe("the flow's bank consent", () => {
         account_ids: accountIds,
         valid_until: renewed.validUntil.toISOString(),
       });
+      // The renewed consent has its own expiring event: the renewal cleared the first one's mark.
+      expect(
+        await eventsFor(first.subject, "connection.expiring").then((events) => events.length),
+      ).toBe(kind === "subscribed" ? 1 : 0);
+      await db().connection.update({
+        where: { id: connection.id },
+        data: { validUntil: new Date(Date.now() + 5 * DAY_MS) },
+      });
+      expect(await recordConnectionExpiring(connection.id, 14)).toBe(true);
+      expect(await eventsFor(first.subject, "connection.expiring")).toHaveLength(
+        kind === "subscribed" ? 2 : 0,
+      );
       // The renewal kept every account: no history became ready again.
       expect(await eventsFor(first.subject, "connection.history_ready")).toHaveLength(
         kind === "subscribed" ? 1 : 0,

@@ -217,19 +217,13 @@ export async function recordConnectionExpiring(
 
 /**
  * `connection.renewed`: the person renewed the consent (`renew_connection`),
- * and the connection, kept with its ids, has a new `validUntil`. The new
- * consent gets its own `connection.expiring` and `connection.expired`, so
- * their marks are cleared first.
+ * and the connection, kept with its ids, has a new `validUntil`. The renewal
+ * itself cleared the once-per-consent marks (lib/banking/ingest.ts), so the
+ * new consent gets its own `connection.expiring` and `connection.expired`.
  */
 export async function recordConnectionRenewed(
   connectionId: string,
   now = new Date(),
 ): Promise<void> {
-  await safely("connection.renewed", async () => {
-    await db().connection.updateMany({
-      where: { id: connectionId },
-      data: { expiringEventAt: null, expiredEventAt: null },
-    });
-  });
   await recordConnectionEvent(connectionId, "connection.renewed", now);
 }
