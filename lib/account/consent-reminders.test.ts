@@ -115,6 +115,47 @@ describe("reminders before a bank consent ends", () => {
     expect(await mailsTo(later.email)).toHaveLength(1);
   });
 
+  it("tells the partner once per consent: connection.expiring within the days, connection.expired past the end", async () => {
+    const due = await consentEndingIn(3);
+    const partnerId = (await db().tenant.findUniqueOrThrow({ where: { id: due.tenantId } }))
+      .partnerId;
+    await db().webhookEndpoint.create({
+      data: {
+        partnerId: partnerId ?? "",
+        url: "https://hooks.example.com/bank-connect",
+        eventTypes: ["connection.expiring", "connection.expired"],
+        secretSealed: "sealed-secret",
+      },
+    });
+    const eventsOf = (type: string) =>
+      db().webhookEvent.findMany({ where: { partnerId: partnerId ?? "", type } });
+
+    await Promise.all([runConsentReminders(), runConsentReminders()]);
+    await runConsentReminders();
+    const [expiring, ...more] = await eventsOf("connection.expiring");
+    expect(more).toHaveLength(0);
+    const row = await db().connection.findUniqueOrThrow({ where: { id: due.connectionId } });
+    expect(expiring?.payload).toMatchObject({
+      type: "connection.expiring",
+      data: {
+        connection_id: due.connectionId,
+        user: (await db().tenant.findUniqueOrThrow({ where: { id: due.tenantId } })).subject,
+        valid_until: row.validUntil.toISOString(),
+      },
+    });
+    expect(await eventsOf("connection.expired")).toHaveLength(0);
+
+    // The consent's end passes with the connection still active: expired, once.
+    await db().connection.update({
+      where: { id: due.connectionId },
+      data: { validUntil: new Date(Date.now() - 60_000) },
+    });
+    await Promise.all([runConsentReminders(), runConsentReminders()]);
+    await runConsentReminders();
+    expect(await eventsOf("connection.expired")).toHaveLength(1);
+    expect(await eventsOf("connection.expiring")).toHaveLength(1);
+  });
+
   it("its link renews the consent through the bank, the same connection with a new end date", async () => {
     const due = await consentEndingIn(3);
     await runConsentReminders();

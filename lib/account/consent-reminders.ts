@@ -4,6 +4,7 @@ import { defaultLocale, isLocale } from "../i18n/locales";
 import { deliverMail } from "../jobs/mail";
 import { log } from "../log";
 import { renderConsentEndingMail } from "../mail/templates/consent-ending";
+import { recordConnectionExpired, recordConnectionExpiring } from "../webhooks/producers";
 import { renewPath } from "./renew-consent";
 
 /**
@@ -15,10 +16,17 @@ import { renewPath } from "./renew-consent";
  * update changed the row sends it. A consent that no application reads any
  * more (every key of its tenant revoked: the person ended each partner's
  * access to it, or the partner did) gets no mail.
+ *
+ * The same run tells partners (docs/events.md#types): `connection.expiring`
+ * for each active consent within those days, and `connection.expired` for
+ * each still active past its end, each once per consent (lib/webhooks/producers.ts
+ * claims them the same way).
  */
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const BATCH = 200;
+/** Batches one run takes at most of each kind; the next hour's run goes on. */
+const MAX_ROUNDS = 50;
 export const DEFAULT_REMINDER_DAYS = 7;
 
 /** CONSENT_REMINDER_DAYS: how many days before a consent ends its reminder goes out (1–60). */
@@ -38,6 +46,10 @@ export interface ConsentReminderReport {
   reminded: number;
   /** Reminders this run claimed whose mail was refused for good. */
   failed: number;
+  /** Consents whose `connection.expiring` this run recorded. */
+  expiring: number;
+  /** Consents whose `connection.expired` this run recorded. */
+  expired: number;
 }
 
 export async function runConsentReminders(
@@ -45,8 +57,14 @@ export async function runConsentReminders(
 ): Promise<ConsentReminderReport> {
   const now = input.now ?? new Date();
   const days = input.days ?? reminderDays();
-  const report: ConsentReminderReport = { reminded: 0, failed: 0 };
-  for (;;) {
+  const report: ConsentReminderReport = { reminded: 0, failed: 0, expiring: 0, expired: 0 };
+  await remindPeople(now, days, report);
+  await tellPartners(now, days, report);
+  return report;
+}
+
+async function remindPeople(now: Date, days: number, report: ConsentReminderReport) {
+  for (let round = 0; round < MAX_ROUNDS; round += 1) {
     const due = await db().connection.findMany({
       where: {
         status: "Active",
@@ -91,6 +109,35 @@ export async function runConsentReminders(
         });
       }
     }
-    if (due.length < BATCH) return report;
+    if (due.length < BATCH) return;
+  }
+}
+
+async function tellPartners(now: Date, days: number, report: ConsentReminderReport) {
+  const horizon = new Date(now.getTime() + days * DAY_MS);
+  // Each call claims its mark first, so a consent another run claimed is skipped.
+  for (let round = 0; round < MAX_ROUNDS; round += 1) {
+    const ending = await db().connection.findMany({
+      where: { status: "Active", validUntil: { gt: now, lte: horizon }, expiringEventAt: null },
+      select: { id: true },
+      orderBy: { validUntil: "asc" },
+      take: BATCH,
+    });
+    for (const { id } of ending) {
+      if (await recordConnectionExpiring(id, days, now)) report.expiring += 1;
+    }
+    if (ending.length < BATCH) break;
+  }
+  for (let round = 0; round < MAX_ROUNDS; round += 1) {
+    const ended = await db().connection.findMany({
+      where: { status: "Active", validUntil: { lte: now }, expiredEventAt: null },
+      select: { id: true },
+      orderBy: { validUntil: "asc" },
+      take: BATCH,
+    });
+    for (const { id } of ended) {
+      if (await recordConnectionExpired(id, now)) report.expired += 1;
+    }
+    if (ended.length < BATCH) break;
   }
 }

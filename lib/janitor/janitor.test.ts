@@ -179,6 +179,36 @@ const makeOutboxMessage = (sentAt: Date) =>
     data: { to: `janitor-${tag()}@example.com`, subject: "s", text: "t", html: "<p>t</p>", sentAt },
   });
 
+/** A webhook event with one delivery that made one attempt. */
+async function makeWebhookEvent(createdAt: Date) {
+  const partner = await db().partner.create({ data: { name: `Janitor ${tag()}` } });
+  const endpoint = await db().webhookEndpoint.create({
+    data: {
+      partnerId: partner.id,
+      url: "https://janitor.example/hook",
+      eventTypes: ["access.ended"],
+      secretSealed: "not-a-secret",
+    },
+  });
+  return db().webhookEvent.create({
+    data: {
+      id: `msg_${tag()}`,
+      partnerId: partner.id,
+      type: "access.ended",
+      payload: {},
+      createdAt,
+      deliveries: {
+        create: {
+          endpointId: endpoint.id,
+          createdAt,
+          attempts: 1,
+          attemptsLog: { create: { attempt: 1, at: createdAt, responseCode: 500 } },
+        },
+      },
+    },
+  });
+}
+
 const makeAuditEvent = (when: Date) =>
   db().auditEvent.create({
     data: { type: "partner.created", actorKind: "system", at: when, details: {} },
@@ -389,6 +419,11 @@ describe("janitor", () => {
     add("mail inside", "OutboxMessage", await makeOutboxMessage(at(now, -6 * DAY_MS)));
     add("mail now", "OutboxMessage", await makeOutboxMessage(now));
 
+    // WebhookEvent: 30 days, its deliveries and attempts with it.
+    add("webhook past", "WebhookEvent", await makeWebhookEvent(at(now, -31 * DAY_MS)));
+    add("webhook inside", "WebhookEvent", await makeWebhookEvent(at(now, -29 * DAY_MS)));
+    add("webhook now", "WebhookEvent", await makeWebhookEvent(now));
+
     // AuditEvent: 365 days, as `audit prune` keeps them.
     add("event past", "AuditEvent", await makeAuditEvent(at(now, -366 * DAY_MS)));
     add("event inside", "AuditEvent", await makeAuditEvent(at(now, -364 * DAY_MS)));
@@ -406,6 +441,7 @@ describe("janitor", () => {
       PinClosure: 1,
       PasskeyChallenge: 1,
       OutboxMessage: 1,
+      WebhookEvent: 1,
       AuditEvent: 1,
     };
     const status = await janitorStatus(now);
@@ -433,7 +469,7 @@ describe("janitor", () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({
       level: "info",
-      removed_total: 19,
+      removed_total: 20,
       tables: expect.arrayContaining([
         { table: "Flow", removed: 3 },
         { table: "AuthorizationCode", removed: 4 },
@@ -470,9 +506,21 @@ describe("janitor", () => {
         "pin failure past",
         "closure past",
         "mail past",
+        "webhook past",
         "event past",
       ].sort(),
     );
+    // A webhook event's deliveries and their attempts went with it.
+    const webhookPast = rows["webhook past"]?.id ?? "";
+    expect(await db().webhookDelivery.count({ where: { eventId: webhookPast } })).toBe(0);
+    expect(await db().webhookAttempt.count({ where: { delivery: { eventId: webhookPast } } })).toBe(
+      0,
+    );
+    expect(
+      await db().webhookAttempt.count({
+        where: { delivery: { eventId: rows["webhook inside"]?.id } },
+      }),
+    ).toBe(1);
     // Nothing else is due any more; the run is counted in the metrics.
     expect((await janitorStatus(now)).every((entry) => entry.expired === 0)).toBe(true);
     expect(await metricValue('bank_connect_janitor_rows_removed_total{table="Flow"}')).toBe(

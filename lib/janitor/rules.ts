@@ -44,6 +44,8 @@ export const PIN_CLOSURE_KEPT_MS = 366 * DAY_MS;
 export const PASSKEY_CHALLENGE_KEPT_MS = HOUR_MS;
 export const OUTBOX_KEPT_MS = 7 * DAY_MS;
 export const AUDIT_KEPT_MS = AUDIT_RETENTION_DAYS * DAY_MS;
+/** A webhook event, with its deliveries and their attempts: the dashboard shows the last month. */
+export const WEBHOOK_EVENT_KEPT_MS = 30 * DAY_MS;
 
 /** An ingest of the row `row` (an alias) that still moves: its heartbeat is recent. */
 const liveIngest = (column: "flowId" | "authorizationId", row: "t" | "f", now: Date) =>
@@ -126,6 +128,12 @@ export const RULES: readonly JanitorRule[] = [
     table: "OutboxMessage",
     retention: "7 days after it was stored",
     due: (now) => sql`t."sentAt" < ${before(now, OUTBOX_KEPT_MS)}`,
+  },
+  {
+    // Its deliveries and their attempts go with it (ON DELETE CASCADE).
+    table: "WebhookEvent",
+    retention: "30 days after it happened, with its deliveries and their attempts",
+    due: (now) => sql`t."createdAt" < ${before(now, WEBHOOK_EVENT_KEPT_MS)}`,
   },
 ];
 

@@ -4,6 +4,8 @@ import { requireDatabaseUrl } from "../env";
 import { log } from "../log";
 import { countJob, watchJobQueues } from "../metrics";
 import { DEFAULT_MAIL_RETRY, runMailJob, type MailJobData } from "./mail";
+import { runWebhookJob, type DeliverOptions } from "../webhooks/deliver";
+import type { WebhookJobData } from "../webhooks/queue";
 import {
   JOBS_SCHEMA,
   jobsRuntime,
@@ -44,7 +46,12 @@ export interface StartJobsOptions {
   cronMonitorIntervalSeconds?: number;
   /** Names this instance in pg-boss' instance list. */
   instanceName?: string;
+  /** How webhook deliveries resolve names (tests answer changing DNS with it). */
+  webhooks?: DeliverOptions;
 }
+
+/** Webhook attempts one instance runs at once (each waits on a partner's receiver). */
+const WEBHOOK_CONCURRENCY = 4;
 
 /** Connections the queue opens at most: workers, schedules and maintenance share them. */
 export const JOBS_POOL_SIZE = 4;
@@ -141,7 +148,8 @@ export async function createJobs(options: StartJobsOptions = {}): Promise<PgBoss
   await boss.start();
   try {
     const schedules = options.schedules ?? [];
-    for (const name of [QUEUES.mail, ...schedules.map((scheduled) => scheduled.queue)]) {
+    const queues = [QUEUES.mail, QUEUES.webhook, ...schedules.map((scheduled) => scheduled.queue)];
+    for (const name of queues) {
       await ensureQueue(boss, name);
     }
     const polling = { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2 };
@@ -149,6 +157,13 @@ export async function createJobs(options: StartJobsOptions = {}): Promise<PgBoss
       QUEUES.mail,
       { ...polling, includeMetadata: true, perJobResults: true, batchSize: 1 } as const,
       (jobs: JobWithMetadata<MailJobData>[]) => Promise.all(jobs.map((job) => runMailJob(job))),
+    );
+    // One webhook attempt per job; the delivery row holds its schedule (lib/webhooks/deliver.ts).
+    await boss.work(
+      QUEUES.webhook,
+      { ...polling, batchSize: 1, localConcurrency: WEBHOOK_CONCURRENCY },
+      ([job]: Job<WebhookJobData>[]) =>
+        job ? runWebhookJob(job, options.webhooks) : Promise.resolve(undefined),
     );
     for (const scheduled of schedules) {
       await boss.work(

@@ -23,7 +23,8 @@ import { openJobData, sealJobData } from "./sealed-data";
  */
 
 /** What a mail is, for the operator: a closed set, never the address. */
-export type MailKind = "sign_in" | "account_changed" | "access_granted" | "consent_ending";
+export type MailKind =
+  "sign_in" | "account_changed" | "access_granted" | "consent_ending" | "webhook_disabled";
 
 export type MailDelivery = "sent" | "queued";
 

@@ -12,10 +12,11 @@ afterAll(disconnectDb);
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 describe("the service's scheduled jobs", () => {
-  it("schedules the janitor every 15 minutes, consents hourly, the cluster probe only when asked", () => {
+  it("schedules the janitor every 15 minutes, consents hourly, the webhook sweep every minute, the cluster probe only when asked", () => {
     expect(serviceSchedules().map((job) => [job.queue, job.cron])).toEqual([
       ["janitor", "*/15 * * * *"],
       ["consents", "7 * * * *"],
+      ["webhook-sweep", "* * * * *"],
     ]);
   });
 

@@ -4,6 +4,7 @@ import { runJanitor } from "../janitor";
 import { runConsentReminders } from "../account/consent-reminders";
 import type { ScheduledJob } from "./boss";
 import { QUEUES } from "./runtime";
+import { sweepOverdueDeliveries } from "../webhooks/deliver";
 
 /**
  * The service's scheduled jobs (docs/operations.md#background-jobs), in UTC.
@@ -30,6 +31,17 @@ export const CONSENTS_JOB: ScheduledJob = {
   run: () => runConsentReminders(),
 };
 
+/**
+ * Webhook deliveries whose attempt is more than a minute overdue queued
+ * again (lib/webhooks/deliver.ts), every minute: a job lost with the process
+ * that held it, or one the queue was away to take.
+ */
+export const WEBHOOK_SWEEP_JOB: ScheduledJob = {
+  queue: QUEUES.webhookSweep,
+  cron: "* * * * *",
+  run: async () => ({ queued: await sweepOverdueDeliveries() }),
+};
+
 /** Which process ran a job: the cluster run tells its instances apart by it. */
 export const INSTANCE_ID = `${hostname()}:${process.pid}`;
 
@@ -46,7 +58,7 @@ export const CLUSTER_PROBE_JOB: ScheduledJob = {
 
 /** The schedules this process runs. */
 export function serviceSchedules(): ScheduledJob[] {
-  const schedules = [JANITOR_JOB, CONSENTS_JOB];
+  const schedules = [JANITOR_JOB, CONSENTS_JOB, WEBHOOK_SWEEP_JOB];
   if (rawSetting("JOBS_CLUSTER_PROBE") === "true") schedules.push(CLUSTER_PROBE_JOB);
   return schedules;
 }

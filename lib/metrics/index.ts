@@ -170,6 +170,25 @@ function createMetrics() {
       labelNames: ["queue", "outcome"],
       registers: [registry],
     }),
+    webhookAttempts: new client.Counter({
+      name: "bank_connect_webhook_attempts_total",
+      help: "Webhook delivery attempts by outcome: delivered, or the failure (http_status, timeout, connection, redirect, address_refused)",
+      labelNames: ["outcome"],
+      registers: [registry],
+    }),
+    webhookDeliveries: new client.Counter({
+      name: "bank_connect_webhook_deliveries_total",
+      help: "Webhook deliveries finished, by outcome: delivered, or failed (every attempt of the schedule failed)",
+      labelNames: ["outcome"],
+      registers: [registry],
+    }),
+    webhookDuration: new client.Histogram({
+      name: "bank_connect_webhook_attempt_duration_seconds",
+      help: "Time a webhook delivery attempt took, by outcome (attempts without a connection included)",
+      labelNames: ["outcome"],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    }),
     jobQueueDepth: new client.Gauge({
       name: "bank_connect_job_queue_depth",
       help: "Background jobs of a queue by state: queued (waiting, deferred retries included), active, or failed (kept for the queue's retention)",
@@ -271,6 +290,18 @@ export function countMail(provider: string, outcome: string, count = 1): void {
 /** A background job's outcome (lib/jobs). */
 export function countJob(queue: string, outcome: string): void {
   metrics().jobs.inc({ queue, outcome });
+}
+
+/** One webhook delivery attempt (lib/webhooks/deliver.ts): its outcome and how long it took. */
+export function observeWebhookAttempt(outcome: string, seconds: number): void {
+  const { webhookAttempts, webhookDuration } = metrics();
+  webhookAttempts.inc({ outcome });
+  webhookDuration.observe({ outcome }, seconds);
+}
+
+/** A webhook delivery finished: delivered, or failed after its last attempt. */
+export function countWebhookDelivery(outcome: "delivered" | "failed"): void {
+  metrics().webhookDeliveries.inc({ outcome });
 }
 
 /** The job queue's counts, read at each scrape; null stops reading them. */

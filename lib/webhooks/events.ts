@@ -1,14 +1,15 @@
 import { randomBytes } from "node:crypto";
 import { db, type Prisma } from "../db/client";
 import { log } from "../log";
+import { enqueueDeliveries } from "./queue";
 import type { WebhookEventData, WebhookEventType, WebhookPayload } from "./types";
 
 /**
  * Records that something happened which partners hear about (docs/events.md):
  * one WebhookEvent row (its id is the `webhook-id` every retry keeps) and one
  * pending WebhookDelivery per enabled endpoint of the partner that asked for
- * the type. Called once the cause is committed; a partner without an endpoint
- * for the type gets no rows at all.
+ * the type, each queued for its first attempt. Called once the cause is
+ * committed; a partner without an endpoint for the type gets no rows at all.
  */
 
 export interface RecordedEvent {
@@ -61,7 +62,10 @@ export async function writeEvent(
       ),
     );
   });
-  return { eventId, deliveryIds: deliveries.map((delivery) => delivery.id) };
+  const deliveryIds = deliveries.map((delivery) => delivery.id);
+  // The first attempt at once, on whichever instance takes the job (./deliver.ts).
+  await enqueueDeliveries(deliveryIds);
+  return { eventId, deliveryIds };
 }
 
 /**

@@ -85,7 +85,12 @@ export async function scheduledJobRunsOnce(
     [],
   );
   // The service's schedules and the probe, each stored once however many instances made them.
-  const expected = [QUEUES.clusterProbe, QUEUES.consents, QUEUES.janitor].sort();
+  const expected = [
+    QUEUES.clusterProbe,
+    QUEUES.consents,
+    QUEUES.janitor,
+    QUEUES.webhookSweep,
+  ].sort();
   check(
     JSON.stringify(schedules.map((schedule) => schedule.name).sort()) ===
       JSON.stringify(expected) && schedules.every((schedule) => schedule.count === 1),
