@@ -18,7 +18,10 @@ import { ISSUER } from "./oauth-fixtures";
 
 /** A route module's exports: a handler per method (and settings such as `dynamic`). */
 type RouteModule = Record<string, unknown>;
-type Handler = (request: Request) => Response | Promise<Response>;
+type Handler = (
+  request: Request,
+  context: { params: Promise<Record<string, string>> },
+) => Response | Promise<Response>;
 
 export interface RouteServer {
   origin: string;
@@ -40,9 +43,15 @@ function toFetchRequest(request: IncomingMessage, body: Buffer | null): Request 
     : requestWithBody(url, { method, headers }, body);
 }
 
-/** The route module for `pathname`: its own path, or a path with `[name]` segments that fits it. */
-function routeFor(routes: Record<string, RouteModule>, pathname: string): RouteModule | undefined {
-  if (Object.hasOwn(routes, pathname)) return routes[pathname];
+/**
+ * The route module for `pathname`: its own path, or a path with `[name]`
+ * segments that fits it, with those segments' values (Next's `params`).
+ */
+function routeFor(
+  routes: Record<string, RouteModule>,
+  pathname: string,
+): { module: RouteModule; params: Record<string, string> } | undefined {
+  if (Object.hasOwn(routes, pathname)) return { module: routes[pathname] ?? {}, params: {} };
   const segments = pathname.split("/");
   const fits = (pattern: string) => {
     const parts = pattern.split("/");
@@ -54,7 +63,13 @@ function routeFor(routes: Record<string, RouteModule>, pathname: string): RouteM
     );
   };
   const pattern = Object.keys(routes).find(fits);
-  return pattern === undefined ? undefined : routes[pattern];
+  if (pattern === undefined) return undefined;
+  const params: Record<string, string> = {};
+  pattern.split("/").forEach((part, index) => {
+    const name = /^\[(\w+)\]$/.exec(part)?.[1];
+    if (name) params[name] = decodeURIComponent(segments[index] ?? "");
+  });
+  return { module: routes[pattern] ?? {}, params };
 }
 
 async function dispatch(
@@ -70,7 +85,8 @@ async function dispatch(
   const settings = { https: false, development: false };
   if (await answerBeforeNext(request, response, settings, ISSUER)) return;
   const method = request.method ?? "GET";
-  const handler = routeFor(routes, pathnameOf(request.url ?? "/"))?.[method];
+  const route = routeFor(routes, pathnameOf(request.url ?? "/"));
+  const handler = route?.module[method];
   if (typeof handler !== "function") {
     request.resume();
     response.writeHead(404).end();
@@ -82,7 +98,9 @@ async function dispatch(
     for await (const chunk of request) chunks.push(chunk as Buffer);
     body = Buffer.concat(chunks);
   } else request.resume();
-  const answer = await (handler as Handler)(toFetchRequest(request, body));
+  const answer = await (handler as Handler)(toFetchRequest(request, body), {
+    params: Promise.resolve(route?.params ?? {}),
+  });
   response.statusCode = answer.status;
   answer.headers.forEach((value, name) => {
     if (name !== "set-cookie" && !response.hasHeader(name)) response.setHeader(name, value);

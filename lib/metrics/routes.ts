@@ -13,6 +13,20 @@ const DYNAMIC_ROUTES: readonly (readonly [RegExp, string])[] = [
     "/api/partner/clients/{clientId}/rotate-secret",
   ],
   [/^\/api\/partner\/clients\/[^/]+$/, "/api/partner/clients/{clientId}"],
+  [
+    /^\/api\/partner\/webhooks\/[^/]+\/deliveries\/[^/]+\/replay$/,
+    "/api/partner/webhooks/{endpointId}/deliveries/{deliveryId}/replay",
+  ],
+  [
+    /^\/api\/partner\/webhooks\/[^/]+\/deliveries$/,
+    "/api/partner/webhooks/{endpointId}/deliveries",
+  ],
+  [
+    /^\/api\/partner\/webhooks\/[^/]+\/rotate-secret$/,
+    "/api/partner/webhooks/{endpointId}/rotate-secret",
+  ],
+  [/^\/api\/partner\/webhooks\/[^/]+\/test$/, "/api/partner/webhooks/{endpointId}/test"],
+  [/^\/api\/partner\/webhooks\/[^/]+$/, "/api/partner/webhooks/{endpointId}"],
   [/^\/logos\/[^/]+$/, "/logos/{file}"],
   [/^\/account\/passkeys\/[^/]+\/key$/, "/account/passkeys/{id}/key"],
   [/^\/account\/passkeys\/[^/]+$/, "/account/passkeys/{id}"],
@@ -54,6 +68,7 @@ export const STATIC_ROUTES: ReadonlySet<string> = new Set([
   "/api/partner/me",
   "/api/partner/recipient-key",
   "/api/partner/recipient-key/challenge",
+  "/api/partner/webhooks",
   "/api/partners",
   "/api/partners/mine/recipient-key",
   "/api/partners/mine/recipient-key/challenge",

@@ -9,7 +9,7 @@ import type { FieldViolation, ViolationCode } from "./violations";
  * `Dashboard` (see `FIELD_LABELS`).
  */
 
-export type DashboardForm = "branding" | "client" | "signup";
+export type DashboardForm = "branding" | "client" | "signup" | "webhook";
 
 /** A message key under `Dashboard.errors` and its values (`field` is filled in by the screen). */
 export interface FieldMessage {
@@ -36,6 +36,7 @@ export const FIELD_LABELS: Record<DashboardForm, Record<string, string>> = {
   },
   client: { name: "clients.name", redirectUris: "clients.redirectUris" },
   signup: { name: "signup.name" },
+  webhook: { url: "webhooks.url", eventTypes: "webhooks.eventTypes" },
 };
 
 /** The limits the sentences quote (kept equal to the rules' own by the tests). */
@@ -61,6 +62,18 @@ const REDIRECT_KEYS: Partial<Record<ViolationCode, string>> = {
   http_not_loopback: "redirectHttp",
   credentials: "redirectCredentials",
   fragment: "redirectFragment",
+};
+
+/** A webhook address the service will not send to, and event types. */
+const WEBHOOK_KEYS: Partial<Record<ViolationCode, string>> = {
+  invalid_url: "webhookAddress",
+  not_https: "webhookHttps",
+  credentials: "credentials",
+  fragment: "fragment",
+  port_not_allowed: "webhookPort",
+  private_address: "webhookPrivate",
+  unreachable: "webhookUnresolved",
+  unknown_event_type: "webhookEventType",
 };
 
 /** Logo refusals: the file itself, or an address that cannot or could not be used. */
@@ -121,6 +134,12 @@ export function fieldMessage(
     key = REDIRECT_KEYS[violation.code];
     values.uri = entry ? (context.redirectUris?.[Number(entry[1])] ?? "") : "";
     values.max = violation.code === "too_many" ? LIMITS.redirectUris : LIMITS.url;
+  } else if (form === "webhook") {
+    key =
+      field === "eventTypes" && violation.code === "required"
+        ? "webhookNoEvents"
+        : (WEBHOOK_KEYS[violation.code] ?? FIELD_KEYS[violation.code]);
+    values.max = LIMITS.url;
   } else if (form === "branding" && (field === "logo" || field === "logoUrl")) {
     key = LOGO_KEYS[violation.code] ?? FIELD_KEYS[violation.code];
     values.max = violation.code === "too_large" ? LIMITS.logoKiB : LIMITS.url;
@@ -145,6 +164,7 @@ const REQUEST_KEYS: Record<string, string> = {
   invalid_challenge: "invalidChallenge",
   signup_closed: "signupClosed",
   recipient_key_required: "recipientKeyRequired",
+  too_many_endpoints: "tooManyEndpoints",
 };
 
 /** The key (under `Dashboard.errors.request`) for a refusal that names no field. */

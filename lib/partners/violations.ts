@@ -24,6 +24,7 @@ const FIELD_CODES = [
   "language",
   "taken",
   "invisible",
+  "unknown_event_type",
 ] as const;
 
 export const VIOLATION_CODES = [

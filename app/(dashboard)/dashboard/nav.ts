@@ -3,7 +3,7 @@
  * (a key under `Dashboard.nav`). A new screen adds one entry here.
  */
 export interface DashboardNavItem {
-  key: "branding" | "clients" | "key" | "log" | "analytics";
+  key: "branding" | "clients" | "webhooks" | "key" | "log" | "analytics";
   /** Where it goes, relative to /dashboard; the chosen partner is kept by the bar. */
   href: string;
 }
@@ -11,6 +11,7 @@ export interface DashboardNavItem {
 export const DASHBOARD_NAV: readonly DashboardNavItem[] = [
   { key: "branding", href: "/dashboard#branding" },
   { key: "clients", href: "/dashboard#clients" },
+  { key: "webhooks", href: "/dashboard#webhooks" },
   { key: "key", href: "/dashboard#decryption-key" },
   { key: "log", href: "/dashboard#security-log" },
   { key: "analytics", href: "/dashboard/analytics" },

@@ -8,12 +8,14 @@ import { ClientMessages } from "@/lib/i18n/client-messages";
 import { ownedPartners, sessionCsrfToken } from "@/lib/partners/owner-session";
 import { findPartner, toPartnerWire } from "@/lib/partners/partner-api";
 import { listPartnerClients } from "@/lib/partners/client-api";
+import { listPartnerEndpoints } from "@/lib/partners/webhook-api";
 import { BrandingEditor } from "./branding-editor";
 import { ClientsPanel } from "./clients-panel";
 import { DashboardBar } from "./dashboard-bar";
 import { RecipientKeyPanel } from "./recipient-key-panel";
 import { SecurityLog } from "./security-log";
 import { SignupForm } from "./signup-form";
+import { WebhooksPanel } from "./webhooks/webhooks-panel";
 
 /**
  * The partner dashboard: signed in with the same login as the flow. A person
@@ -96,6 +98,11 @@ export default async function DashboardPage({
           partnerId={partner.id}
           csrf={csrf}
           initial={await listPartnerClients(partner.id)}
+        />
+        <WebhooksPanel
+          partnerId={partner.id}
+          csrf={csrf}
+          initial={await listPartnerEndpoints(partner.id)}
         />
         <RecipientKeyPanel
           partnerId={partner.id}

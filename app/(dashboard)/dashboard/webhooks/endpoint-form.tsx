@@ -1,0 +1,137 @@
+"use client";
+
+import { useTranslations } from "next-intl";
+import { useState, type FormEvent, type ReactNode } from "react";
+import { WEBHOOK_EVENT_TYPES } from "@/lib/webhooks/types";
+import { BusyButton } from "../ui/busy-button";
+import { NO_PROBLEMS, useProblems, type Problems } from "../ui/errors";
+import { FieldErrors, FormAlert } from "../ui/form-alert";
+import type { Answer } from "../ui/request";
+import type { EndpointValues } from "./transport";
+
+/**
+ * An endpoint's address and the events it receives, for a new endpoint or
+ * an existing one: each event type is a checkbox with what it means, a
+ * refused field says why next to it, and a new endpoint's form is emptied
+ * once it is added.
+ */
+export function EndpointForm(props: {
+  prefix: string;
+  initial: EndpointValues | null;
+  submitLabel: string;
+  busyLabel: string;
+  doneLabel?: string;
+  resetAfter?: boolean;
+  onSubmit: (values: EndpointValues) => Promise<Answer>;
+  children?: ReactNode;
+}) {
+  const t = useTranslations("Dashboard.webhooks");
+  const problemsOf = useProblems();
+  const [url, setUrl] = useState(props.initial?.url ?? "");
+  const [types, setTypes] = useState<string[]>(props.initial?.eventTypes ?? []);
+  const [busy, setBusy] = useState(false);
+  const [status, setStatus] = useState("");
+  const [problems, setProblems] = useState<Problems>(NO_PROBLEMS);
+  const id = (field: string) => `${props.prefix}-${field}`;
+
+  function toggle(type: string, on: boolean) {
+    setTypes((current) =>
+      on ? [...new Set([...current, type])] : current.filter((one) => one !== type),
+    );
+  }
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (busy) return;
+    setBusy(true);
+    setStatus("");
+    // Sent in the order they are listed, whatever order they were ticked in.
+    const eventTypes = WEBHOOK_EVENT_TYPES.filter((type) => types.includes(type));
+    const answer = await props.onSubmit({ url: url.trim(), eventTypes });
+    setBusy(false);
+    if (answer.ok) {
+      setProblems(NO_PROBLEMS);
+      setStatus(props.doneLabel ?? "");
+      if (props.resetAfter) {
+        setUrl("");
+        setTypes([]);
+      }
+      return;
+    }
+    const found = problemsOf("webhook", answer);
+    setProblems(found);
+    const first = Object.keys(found.fields)[0];
+    if (first === "eventTypes")
+      document.getElementById(id(`type-${WEBHOOK_EVENT_TYPES[0]}`))?.focus();
+    else if (first) document.getElementById(id(first))?.focus();
+  }
+
+  return (
+    <form className="stack" noValidate onSubmit={(event) => void submit(event)}>
+      <FormAlert items={problems.general} />
+      <div className="field">
+        <label htmlFor={id("url")}>{t("url")}</label>
+        <input
+          id={id("url")}
+          name="url"
+          type="url"
+          inputMode="url"
+          autoComplete="off"
+          spellCheck={false}
+          autoCapitalize="off"
+          placeholder="https://api.example.com/webhooks/bank-connect"
+          required
+          maxLength={2048}
+          value={url}
+          onChange={(event) => setUrl(event.target.value)}
+          aria-invalid={problems.fields.url ? true : undefined}
+          aria-describedby={`${id("url-help")} ${id("url-problem")}`}
+        />
+        <span id={id("url-help")} className="field-help">
+          {t("urlHelp")}
+        </span>
+        <FieldErrors id={id("url-problem")} messages={problems.fields.url} />
+      </div>
+      <fieldset
+        className="webhook-types"
+        aria-describedby={`${id("types-help")} ${id("eventTypes-problem")}`}
+        aria-invalid={problems.fields.eventTypes ? true : undefined}
+      >
+        <legend>{t("eventTypes")}</legend>
+        <span id={id("types-help")} className="field-help">
+          {t("eventTypesHelp")}
+        </span>
+        <ul className="list-plain webhook-type-list">
+          {WEBHOOK_EVENT_TYPES.map((type) => (
+            <li key={type}>
+              <label className="choice" htmlFor={id(`type-${type}`)}>
+                <input
+                  id={id(`type-${type}`)}
+                  type="checkbox"
+                  name="eventTypes"
+                  value={type}
+                  checked={types.includes(type)}
+                  onChange={(event) => toggle(type, event.target.checked)}
+                />
+                <span>
+                  <code className="webhook-type-name">{type}</code>
+                  <span className="webhook-type-help">{t(`events.${type}`)}</span>
+                </span>
+              </label>
+            </li>
+          ))}
+        </ul>
+        <FieldErrors id={id("eventTypes-problem")} messages={problems.fields.eventTypes} />
+      </fieldset>
+      <div className="actions">
+        <BusyButton type="submit" busy={busy} busyLabel={props.busyLabel}>
+          {props.submitLabel}
+        </BusyButton>
+        {props.children}
+        <span role="status" className="save-status">
+          {status}
+        </span>
+      </div>
+    </form>
+  );
+}
