@@ -2,7 +2,7 @@
 
 import { useTranslations } from "next-intl";
 import { useState, type FormEvent, type ReactNode } from "react";
-import type { PendingSetup } from "@/lib/keys/browser-store";
+import { savePendingSetup, type PendingSetup } from "@/lib/keys/browser-store";
 import { serializeKeyBackup, type KeyBackup } from "@/lib/keys/key-backup";
 import { BACKUP_FILENAME, dataUrl } from "./setup-requests";
 
@@ -34,13 +34,17 @@ export function BackupDownload({
  * The backup step: the file first, then "I saved the file", then Continue
  * (with the file still on offer). Continue stays hidden until the file was
  * downloaded, and is refused until the box is ticked: setup is not left
- * without a backup.
+ * without a backup. Each step is kept in the browser's key database for
+ * `userId` before the screen shows it, so a reload resumes where it was.
  */
 export function BackupStep(props: {
+  userId: string;
   pending: PendingSetup;
   busy: boolean;
-  onDownloaded: () => Promise<void>;
-  onConfirmed: () => Promise<void>;
+  /** The kept setup, to show. */
+  onKept: (pending: PendingSetup) => void;
+  /** The file was saved and confirmed: the key can be registered. */
+  onConfirmed: (pending: PendingSetup) => Promise<void>;
   showError: (text: string) => void;
   /** The screen's error, shown above Continue. */
   alert: ReactNode;
@@ -49,10 +53,17 @@ export function BackupStep(props: {
   const [saved, setSaved] = useState(false);
   const { pending } = props;
 
+  async function keep(step: Partial<Pick<PendingSetup, "downloaded" | "confirmed">>) {
+    const next = { ...pending, ...step };
+    await savePendingSetup(props.userId, next);
+    props.onKept(next);
+    return next;
+  }
+
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (!pending.downloaded || !saved) return props.showError(t("notSaved"));
-    void props.onConfirmed();
+    void keep({ confirmed: true }).then(props.onConfirmed);
   }
 
   return (
@@ -85,7 +96,7 @@ export function BackupStep(props: {
               <BackupDownload
                 backup={pending.backup}
                 className="key-setup-again"
-                onDownload={() => void props.onDownloaded()}
+                onDownload={() => void keep({ downloaded: true })}
               >
                 {t("downloadAgain")}
               </BackupDownload>
@@ -98,7 +109,7 @@ export function BackupStep(props: {
               <BackupDownload
                 backup={pending.backup}
                 className="button"
-                onDownload={() => void props.onDownloaded()}
+                onDownload={() => void keep({ downloaded: true })}
               >
                 {t("download")}
               </BackupDownload>

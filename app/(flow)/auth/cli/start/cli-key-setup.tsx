@@ -101,21 +101,13 @@ export function CliKeySetup(props: {
         />
       ) : (
         <BackupStep
+          userId={userId}
           pending={screen.pending}
           busy={busy}
           showError={alert.show}
           alert={<FocusedAlert error={alert.error} />}
-          onDownloaded={async () => {
-            const pending = { ...screen.pending, downloaded: true };
-            await savePendingSetup(userId, pending);
-            setScreen({ kind: "backup", pending });
-          }}
-          onConfirmed={async () => {
-            const pending = { ...screen.pending, confirmed: true };
-            await savePendingSetup(userId, pending);
-            setScreen({ kind: "backup", pending });
-            await register(pending);
-          }}
+          onKept={(pending) => setScreen({ kind: "backup", pending })}
+          onConfirmed={register}
         />
       )}
     </>
