@@ -10,6 +10,7 @@ import { mailQueuedThroughProxy, RelayScript, scheduledJobRunsOnce } from "./job
 import { checkAppliedOnce, migrateCommandsAtOnce } from "./migrations";
 import { codeRedeemedOnce, rateLimitsAreGlobal, revocationIsImmediate } from "./shared-state";
 import type { ClusterContext } from "./types";
+import { webhooksDeliveredOnce } from "./webhooks";
 import { promiseLedger } from "../lib/promises";
 
 /**
@@ -20,7 +21,8 @@ import { promiseLedger } from "../lib/promises";
  * HTTP, that the rate limits are global, a revocation is seen by the next
  * request on every instance, a code is redeemed once however many instances
  * race for it, a hosted flow continues from instance to instance, and
- * migrations started by several processes at once are applied once. Then two
+ * migrations started by several processes at once are applied once, and
+ * each webhook event is delivered once (./webhooks.ts). Then two
  * instances with a job queue (./jobs.ts): a scheduled job runs once a
  * minute across both, and a mail asked for through nginx while the relay
  * greylists is delivered once.
@@ -85,7 +87,13 @@ async function main() {
       label: "cluster",
       instances: INSTANCES,
       databaseUrl,
-      settings: { REDIS_URL: redisUrl, LOG_LEVEL: rawSetting("LOG_LEVEL") ?? "warn" },
+      settings: {
+        REDIS_URL: redisUrl,
+        LOG_LEVEL: rawSetting("LOG_LEVEL") ?? "warn",
+        // Webhooks to the run's receiver on loopback, retried after 2 seconds.
+        WEBHOOKS_ALLOW_LOOPBACK: "true",
+        WEBHOOKS_RETRY_SCHEDULE: "2,2,2",
+      },
     });
     const proxy = cluster.origins[0] ?? "";
     const instances = cluster.instances.map((instance) => instance.origin);
@@ -127,6 +135,11 @@ async function main() {
     );
     await step("a hosted flow continues from instance to instance", (log) =>
       hostedFlowAcrossInstances(context(log)),
+    );
+    setSetting("WEBHOOKS_ALLOW_LOOPBACK", "true");
+    await step(
+      `${INSTANCES} instances deliver each webhook event once, a retry with its webhook-id`,
+      (log) => webhooksDeliveredOnce(context(log), databaseUrl),
     );
     const nginxErrors = (await readFile(cluster.nginx.errorLog, "utf8").catch(() => "")).trim();
     check(nginxErrors === "", `nginx logged: ${nginxErrors.slice(0, 400)}`);
