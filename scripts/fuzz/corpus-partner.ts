@@ -1,6 +1,7 @@
 import { generateKeyPair } from "../../lib/crypto/envelope";
 import { define, type Generator } from "./generator";
 import { ownerMutation, partnerParamMutation, pathIdMutation } from "./mutations";
+import type { Rng } from "./prng";
 import type { Mutation } from "./template";
 import type { FuzzContext, Method } from "./types";
 import { INVALID_UTF8, oddValue, WRONG_TYPES } from "./values";
@@ -67,6 +68,129 @@ const owned = (
     }),
     ownerMutations,
   );
+
+/** The webhook endpoints API: ids of the other partner's endpoint and delivery, and odd addresses. */
+const webhookMutations = (ctx: FuzzContext): Record<string, Mutation> => ({
+  ...ownerMutations(ctx),
+  "path-id": pathIdMutation(() => [
+    ctx.webhooks.otherEndpointId,
+    ctx.webhooks.otherDeliveryId,
+    ctx.webhooks.deliveryId,
+    ctx.owner.clientIds[0] ?? "",
+  ]),
+  "webhook-value": (rng, t) => {
+    if (t.body?.type !== "json") return null;
+    const out = structuredClone(t);
+    const value = (out.body?.type === "json" ? out.body.value : {}) as Record<string, unknown>;
+    const key = rng.pick(["url", "eventTypes", "enabled", "secret"]);
+    const odd = rng.pick<unknown>([
+      ...WRONG_TYPES,
+      oddValue(rng),
+      "https://127.0.0.1/hook",
+      "https://[::1]/hook",
+      "https://10.0.0.1/hook",
+      "https://169.254.169.254/latest/meta-data",
+      "https://[::ffff:127.0.0.1]/hook",
+      "https://0x7f000001/hook",
+      "https://localhost./hook",
+      "http://8.8.8.8/hook",
+      "https://u:p@8.8.8.8/hook",
+      "https://8.8.8.8/hook#frag",
+      `https://8.8.8.8/${"a".repeat(2100)}`,
+      "javascript:alert(1)",
+      [],
+      ["access.granted", "access.granted"],
+      ["webhook.test"],
+      ["ACCESS.GRANTED"],
+      Array.from({ length: 500 }, () => "access.granted"),
+    ]);
+    out.body = { type: "json", value: { ...value, [key]: odd } };
+    return out;
+  },
+});
+
+const webhook = (
+  name: string,
+  method: Method,
+  path: (ctx: FuzzContext) => string,
+  body?: (ctx: FuzzContext) => unknown,
+  idSlot?: (ctx: FuzzContext) => [string, string],
+  query?: (rng: Rng) => [string, string][],
+): Generator =>
+  define(
+    { name, family: "partner", methods: EVERY },
+    (rng, ctx) => ({
+      method,
+      path: path(ctx),
+      ...(idSlot ? { idSlot: idSlot(ctx) } : {}),
+      ...(query ? { query: query(rng) } : {}),
+      headers: ownerHeaders(ctx),
+      ...(body ? { body: { type: "json" as const, value: body(ctx) } } : {}),
+    }),
+    webhookMutations,
+  );
+
+const WEBHOOKS = "/api/partner/webhooks";
+
+const WEBHOOK_GENERATORS: Generator[] = [
+  webhook(WEBHOOKS, "GET", () => WEBHOOKS),
+  webhook(
+    WEBHOOKS,
+    "POST",
+    () => WEBHOOKS,
+    // A public address literal: no name to resolve, and accepted at save.
+    () => ({ url: "https://8.8.8.8/fuzz-hook", eventTypes: ["access.granted"] }),
+  ),
+  webhook(
+    `${WEBHOOKS}/[endpointId]`,
+    "PATCH",
+    (ctx) => `${WEBHOOKS}/${ctx.webhooks.endpointId}`,
+    () => ({ eventTypes: ["access.ended", "connection.expired"], enabled: false }),
+    () => [`${WEBHOOKS}/`, ""],
+  ),
+  webhook(
+    `${WEBHOOKS}/[endpointId]`,
+    "DELETE",
+    (ctx) => `${WEBHOOKS}/${ctx.webhooks.otherEndpointId}`,
+    undefined,
+    () => [`${WEBHOOKS}/`, ""],
+  ),
+  webhook(
+    `${WEBHOOKS}/[endpointId]/rotate-secret`,
+    "POST",
+    (ctx) => `${WEBHOOKS}/${ctx.webhooks.endpointId}/rotate-secret`,
+    undefined,
+    () => [`${WEBHOOKS}/`, "/rotate-secret"],
+  ),
+  webhook(
+    `${WEBHOOKS}/[endpointId]/deliveries`,
+    "GET",
+    (ctx) => `${WEBHOOKS}/${ctx.webhooks.endpointId}/deliveries`,
+    undefined,
+    () => [`${WEBHOOKS}/`, "/deliveries"],
+    (rng) =>
+      rng.pick<[string, string][]>([
+        [],
+        [["limit", String(rng.int(-5, 300))]],
+        [["limit", rng.pick(["", "x", "1e2", "1.5", "0x10", "٣"])]],
+      ]),
+  ),
+  webhook(
+    `${WEBHOOKS}/[endpointId]/test`,
+    "POST",
+    (ctx) => `${WEBHOOKS}/${ctx.webhooks.endpointId}/test`,
+    undefined,
+    () => [`${WEBHOOKS}/`, "/test"],
+  ),
+  webhook(
+    `${WEBHOOKS}/[endpointId]/deliveries/[deliveryId]/replay`,
+    "POST",
+    (ctx) => `${WEBHOOKS}/${ctx.webhooks.endpointId}/deliveries/${ctx.webhooks.deliveryId}/replay`,
+    undefined,
+    // The delivery's id is the one mutated: another partner's, one of another endpoint, or no id.
+    (ctx) => [`${WEBHOOKS}/${ctx.webhooks.endpointId}/deliveries/`, "/replay"],
+  ),
+];
 
 const recipientKey = (base: string): Generator[] => [
   owned(
@@ -181,6 +305,7 @@ export const PARTNER_GENERATORS: Generator[] = [
     undefined,
     ["/api/partner/clients/", "/rotate-secret"],
   ),
+  ...WEBHOOK_GENERATORS,
   ...recipientKey("/api/partners/mine"),
   ...recipientKey("/api/partner"),
   define(

@@ -21,6 +21,7 @@ import {
 } from "../../test/oauth-fixtures";
 import { ownerOf } from "../../test/partner-owners";
 import type { FuzzContext } from "./types";
+import { webhookFixtures } from "./webhook-fixtures";
 
 /**
  * Valid credentials and ids, made with the library in this process (it shares
@@ -166,6 +167,7 @@ export async function setUpFixtures(origin: string): Promise<FuzzContext> {
       multiCookie: multi.cookie,
       multiCsrf: multi.csrf,
     },
+    webhooks: await webhookFixtures(owner.partnerId, otherOwner.partnerId),
     flows,
     demo: { cookie: `demo_browser=${browserId}`, csrf: startCsrfToken(browserId) },
     passkeys: await passkeyPerson(),

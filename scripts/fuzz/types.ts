@@ -93,6 +93,13 @@ export interface FuzzContext {
     multiCookie: string;
     multiCsrf: string;
   };
+  /** The owner's webhook endpoint and one of its deliveries; the other owner's, to reach for. */
+  webhooks: {
+    endpointId: string;
+    deliveryId: string;
+    otherEndpointId: string;
+    otherDeliveryId: string;
+  };
   flows: { cookie: string; csrf: Record<string, string> }[];
   demo: { cookie: string; csrf: string };
   /** A signed-in person with a key and passkeys, and the tokens of their passkey actions. */
