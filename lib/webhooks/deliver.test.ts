@@ -44,9 +44,15 @@ let server: Server;
 let port = 0;
 const dns = new Map<string, string>();
 
+/** Names whose answer moves to a private address right after it was given (DNS rebinding). */
+const rebinding = new Set<string>();
+let lookups = 0;
+
 const resolver: ResolveHost = async (hostname) => {
+  lookups += 1;
   const address = dns.get(hostname);
   if (!address) throw Object.assign(new Error(`ENOTFOUND ${hostname}`), { code: "ENOTFOUND" });
+  if (rebinding.has(hostname)) dns.set(hostname, "10.0.0.5");
   return [{ address, family: 4 }];
 };
 
@@ -267,6 +273,44 @@ describe("webhook delivery", () => {
     );
     expect(delivery.status).toBe("delivered");
     expect(at(path)).toHaveLength(1);
+  });
+
+  it("connects to exactly the address it checked, even when the name's answer changes right after", async () => {
+    const host = `rebind-${Math.random().toString(36).slice(2, 8)}.example`;
+    dns.set(host, "127.0.0.1");
+    const { partner, path } = await receiverEndpoint(["ok"], { host });
+    dns.set(host, "127.0.0.1");
+    rebinding.add(host);
+    const before = lookups;
+    const written = await eventFor(partner.id);
+    const delivery = await until(
+      () => deliveryOf(written?.deliveryIds[0] ?? ""),
+      (row) => row.status !== "pending",
+    );
+    // One lookup, checked and used: the socket asked no resolver again (a second answer
+    // would have been 10.0.0.5, and the system resolver knows no such name).
+    expect(delivery.status).toBe("delivered");
+    expect(lookups - before).toBe(1);
+    expect(at(path)).toHaveLength(1);
+    expect(dns.get(host)).toBe("10.0.0.5");
+  });
+
+  it("sends nothing when the endpoint's secret no longer opens", async () => {
+    const { partner, endpoint, path } = await receiverEndpoint(["ok"]);
+    await db().webhookEndpoint.update({
+      where: { id: endpoint.id },
+      data: { secretSealed: "A".repeat(80) },
+    });
+    const written = await eventFor(partner.id);
+    const delivery = await until(
+      () => deliveryOf(written?.deliveryIds[0] ?? ""),
+      (row) => row.attempts >= 1,
+    );
+    expect(delivery.attemptsLog[0]).toMatchObject({
+      responseCode: null,
+      error: "secret_unreadable",
+    });
+    expect(at(path)).toHaveLength(0);
   });
 
   it("an endpoint failing through the whole schedule is disabled and its owners mailed in their language", async () => {

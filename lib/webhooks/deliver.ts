@@ -46,7 +46,14 @@ import { WEBHOOK_TEST_EVENT } from "./types";
  */
 
 export type AttemptOutcome =
-  "delivered" | "http_status" | "redirect" | "timeout" | "connection" | "address_refused";
+  | "delivered"
+  | "http_status"
+  | "redirect"
+  | "timeout"
+  | "connection"
+  | "address_refused"
+  /** The endpoint's secret opens under neither SECRET_KEY nor SECRET_KEY_PREVIOUS: nothing is sent. */
+  | "secret_unreadable";
 
 export interface AttemptResult {
   outcome: AttemptOutcome;
@@ -251,6 +258,13 @@ export async function postOnce(
     if (!checked.ok) return fail(checked.reason === "refused" ? "address_refused" : "connection");
     if (!secure && !isLoopbackAddress(checked.address)) return fail("address_refused");
 
+    let signed: Record<string, string>;
+    try {
+      signed = headers();
+    } catch (error) {
+      log.error("webhooks.secret_unreadable", { error });
+      return fail("secret_unreadable");
+    }
     const port = target.port === "" ? (secure ? 443 : 80) : Number(target.port);
     const requestOptions: RequestOptions = {
       method: "POST",
@@ -259,7 +273,7 @@ export async function postOnce(
       path: `${target.pathname}${target.search}`,
       lookup: pinnedLookup(checked.address),
       agent: false,
-      headers: { ...headers(), "content-length": String(Buffer.byteLength(body)) },
+      headers: { ...signed, "content-length": String(Buffer.byteLength(body)) },
       ...(secure && !isIP(hostname) ? { servername: hostname } : {}),
     };
     const answer = await Promise.race([
