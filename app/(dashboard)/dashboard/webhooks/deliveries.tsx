@@ -91,7 +91,7 @@ export function Deliveries(props: { api: WebhooksApi; endpointId: string; label:
     >
       <div className="webhook-deliveries-head">
         <h4 className="webhook-deliveries-title">{t("deliveries")}</h4>
-        <div className="actions">
+        <div className="webhook-deliveries-actions">
           <BusyButton
             className="button-secondary button-small"
             busy={busy === "test"}
@@ -106,7 +106,7 @@ export function Deliveries(props: { api: WebhooksApi; endpointId: string; label:
         </div>
       </div>
       <FormAlert items={problems} />
-      <p role="status" className="save-status">
+      <p role="status" className="save-status" data-testid="webhook-delivery-status">
         {status}
       </p>
       {deliveries === null ? (

@@ -70,6 +70,7 @@ export function EndpointItem(props: {
           ? ` · ${t("previousValidUntil", { date: dateTime(endpoint.previousSecretExpiresAt) })}`
           : ""}
       </p>
+      {props.secret}
       {editing ? (
         <EndpointForm
           prefix={endpoint.id}
@@ -107,7 +108,6 @@ export function EndpointItem(props: {
           </button>
         </div>
       )}
-      {props.secret}
       <Deliveries api={props.api} endpointId={endpoint.id} label={endpoint.url} />
     </article>
   );

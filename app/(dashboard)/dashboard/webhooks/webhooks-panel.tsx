@@ -56,7 +56,8 @@ export function WebhooksPanel(props: {
     if (answer.ok) {
       const { secret, ...created } = answer.body;
       setEndpoints((current) => [...current.filter((one) => one.id !== created.id), created]);
-      setReveal({ at: "new", url: created.url, secret, rotated: false, until: null });
+      // Shown in the new endpoint's own card, where its deliveries will be.
+      setReveal({ at: created.id, url: created.url, secret, rotated: false, until: null });
       setStatus("");
       setActionProblems([]);
       void reload();
@@ -123,9 +124,7 @@ export function WebhooksPanel(props: {
         ]}
         onDone={() => setReveal(null)}
       >
-        <p className="small">
-          <strong>{t("secretOnce")}</strong> {t("secretUse")}
-        </p>
+        <p className="small">{t("secretUse")}</p>
         {reveal.until ? (
           <p className="small">{t("previousValidUntil", { date: dateTime(reveal.until) })}</p>
         ) : null}
@@ -139,7 +138,7 @@ export function WebhooksPanel(props: {
         {t("intro")} <a href="/docs/events">{t("docsLink")}</a>
       </p>
       <FormAlert items={actionProblems} />
-      <p role="status" className="save-status">
+      <p role="status" className="save-status" data-testid="webhooks-status">
         {status}
       </p>
       {endpoints.length === 0 ? (
@@ -169,7 +168,6 @@ export function WebhooksPanel(props: {
           resetAfter
           onSubmit={create}
         />
-        {secretBox("new")}
       </div>
       <ConfirmDialog
         open={confirm !== null}
