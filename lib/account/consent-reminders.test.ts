@@ -10,7 +10,7 @@ import { keyedHash } from "../crypto/keyed-hash";
 import { sandboxUpstream } from "../upstream/sandbox";
 import { CONSENTS_JOB } from "../jobs/schedules";
 import { runConsentReminders } from "./consent-reminders";
-import { handleRenewConsent } from "./renew-consent";
+import { consentEnd, handleRenewConsent } from "./renew-consent";
 
 /**
  * The reminder before a bank consent ends (docs/events.md#reminders): mailed
@@ -197,5 +197,23 @@ describe("reminders before a bank consent ends", () => {
     // The partner's key reads the same accounts as before.
     const accounts = await db().account.findMany({ where: { connectionId: due.connectionId } });
     expect(accounts.map((account) => account.id).sort()).toEqual([...due.stored.accountIds].sort());
+  });
+});
+
+describe("how My access words a consent's end", () => {
+  const now = new Date("2026-11-27T22:00:00Z");
+  const at = (iso: string, status = "Active") => consentEnd({ status, validUntil: iso }, now);
+
+  it("counts UTC calendar days when the end is within 14 days, and says nothing further out", () => {
+    expect(at("2026-11-27T23:30:00Z")).toEqual({ ended: false, endsInDays: 0 });
+    expect(at("2026-11-28T01:00:00Z")).toEqual({ ended: false, endsInDays: 1 });
+    expect(at("2026-12-11T12:00:00Z")).toEqual({ ended: false, endsInDays: 14 });
+    expect(at("2026-12-12T12:00:00Z")).toEqual({ ended: false, endsInDays: null });
+  });
+
+  it("an end that has passed, or an expired consent, has ended; a withdrawn one counts no days", () => {
+    expect(at("2026-11-27T21:00:00Z")).toEqual({ ended: true, endsInDays: null });
+    expect(at("2027-01-01T00:00:00Z", "Expired")).toEqual({ ended: true, endsInDays: null });
+    expect(at("2026-11-30T00:00:00Z", "Withdrawn")).toEqual({ ended: false, endsInDays: null });
   });
 });

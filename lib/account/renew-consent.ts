@@ -28,6 +28,28 @@ const PSU_TYPES = ["personal", "business"] as const;
 /** Where a connection's renewal starts: the reminder mail's link and My access's button. */
 export const renewPath = (connectionId: string) => `/account/connections/${connectionId}/renew`;
 
+/** Within this many days of its end, My access says how many days a consent has left. */
+export const ENDS_SOON_DAYS = 14;
+
+/**
+ * How My access words a consent's end: `ended` once its day has passed (an
+ * active consent not yet found expired by a sync included), otherwise the
+ * days left (counted in UTC calendar days, as the dates are shown) when
+ * that is within ENDS_SOON_DAYS.
+ */
+export function consentEnd(
+  connection: { status: string; validUntil: string | Date },
+  now = new Date(),
+): { ended: boolean; endsInDays: number | null } {
+  const end = new Date(connection.validUntil);
+  if (connection.status === "Expired" || end <= now) return { ended: true, endsInDays: null };
+  if (connection.status !== "Active") return { ended: false, endsInDays: null };
+  const utcDay = (date: Date) =>
+    Math.floor(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()) / DAY_MS);
+  const days = utcDay(end) - utcDay(now);
+  return { ended: false, endsInDays: days <= ENDS_SOON_DAYS ? days : null };
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const redirect = (location: string) =>

@@ -17,6 +17,12 @@ export interface BankItem {
   country: string;
   status: "Active" | "Expired" | "Withdrawn" | "Replaced";
   validUntil: string;
+  /** The consent's day has passed. */
+  ended: boolean;
+  /** Days left (0: ends today) when the end is close, else null. */
+  endsInDays: number | null;
+  /** Where renewing this consent at its bank starts; null when it cannot be renewed here. */
+  renewHref: string | null;
   partnerName: string | null;
   partnerId: string | null;
   partnerAccess: PartnerAccessState;
@@ -28,6 +34,12 @@ export interface BankItem {
     detailsEnc: string | null;
   }[];
 }
+
+const RENEWAL_NOTICE = {
+  connecting: "alert alert-success",
+  denied: "alert alert-warn",
+  failed: "alert",
+} as const;
 
 const STATUS_BADGE = {
   Active: "badge-success",
@@ -47,6 +59,8 @@ const STATUS_BADGE = {
  */
 export function BankList(props: {
   banks: BankItem[];
+  /** How a renewal started here came back from the bank, if it just did. */
+  renewal: "connecting" | "denied" | "failed" | null;
   csrf: string;
   userId: string;
   publicKey: string | null;
@@ -147,6 +161,15 @@ export function BankList(props: {
           {t("removed", { bank: removed })}
         </p>
       ) : null}
+      {props.renewal ? (
+        <p
+          className={RENEWAL_NOTICE[props.renewal]}
+          role={props.renewal === "connecting" ? "status" : "alert"}
+          data-testid="renewal-notice"
+        >
+          {t(`renewal.${props.renewal}`)}
+        </p>
+      ) : null}
       <FocusedAlert error={alert.error} />
       {shown.length === 0 ? <p className="muted">{t("none")}</p> : null}
       {sealed && shown.length > 0 && key.kind === "locked" && !passphraseOpens(key.installed) ? (
@@ -206,7 +229,16 @@ export function BankList(props: {
               </div>
               <p className="muted account-meta">
                 <span>{t("country", { country: bank.country })}</span>
-                <span>{t("validUntil", { date: bank.validUntil })}</span>
+                <span data-testid="bank-valid-until">
+                  {bank.ended
+                    ? t("endedOn", { date: bank.validUntil })
+                    : t("validUntil", { date: bank.validUntil })}
+                </span>
+                {bank.endsInDays !== null ? (
+                  <span className="account-ends-soon" data-testid="bank-ends-in">
+                    {t("endsIn", { days: bank.endsInDays })}
+                  </span>
+                ) : null}
                 {bank.partnerName ? (
                   <span>
                     {accessEnded
@@ -224,20 +256,28 @@ export function BankList(props: {
                   </li>
                 ))}
               </ul>
-              <ConfirmAction
-                id={`remove-${bank.id}`}
-                open={confirming === bank.id}
-                busy={busy}
-                title={t("confirmTitle", { bank: bank.bank })}
-                body={t("confirmBody")}
-                confirmLabel={t("confirm")}
-                cancelLabel={t("cancel")}
-                actionLabel={t("remove")}
-                subject={bank.bank}
-                onOpen={() => setConfirming(bank.id)}
-                onCancel={() => setConfirming(null)}
-                onConfirm={() => void remove(bank)}
-              />
+              <div className="account-bank-actions">
+                {bank.renewHref && confirming !== bank.id ? (
+                  <a className="button-secondary" href={bank.renewHref} data-testid="bank-renew">
+                    {t("renew")}
+                    <span className="visually-hidden">: {bank.bank}</span>
+                  </a>
+                ) : null}
+                <ConfirmAction
+                  id={`remove-${bank.id}`}
+                  open={confirming === bank.id}
+                  busy={busy}
+                  title={t("confirmTitle", { bank: bank.bank })}
+                  body={t("confirmBody")}
+                  confirmLabel={t("confirm")}
+                  cancelLabel={t("cancel")}
+                  actionLabel={t("remove")}
+                  subject={bank.bank}
+                  onOpen={() => setConfirming(bank.id)}
+                  onCancel={() => setConfirming(null)}
+                  onConfirm={() => void remove(bank)}
+                />
+              </div>
             </li>
           );
         })}

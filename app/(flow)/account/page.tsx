@@ -3,6 +3,7 @@ import { redirect } from "next/navigation";
 import { getLocale, getTranslations } from "next-intl/server";
 import { loadAccountOverview } from "@/lib/account/overview";
 import { deletedPagePath, wayBackForUser } from "@/lib/account/way-back";
+import { consentEnd, renewPath } from "@/lib/account/renew-consent";
 import { ACCOUNT_ACTION_PAGES, accountCsrfToken } from "@/lib/account/session";
 import { findSessionUser, isFreshSignIn, sessionCookieName } from "@/lib/auth/sessions";
 import { reconfirmChangePath } from "@/lib/flow/continue";
@@ -31,10 +32,14 @@ import "./account.css";
  * own key setup. Signed out, the flow's sign-in comes first
  * and brings the person back here.
  */
+/** What the bank's callback of a renewal said (lib/flow/banks.ts), for the bank list. */
+const renewalNotice = (value: string | undefined) =>
+  value === "connecting" || value === "denied" || value === "failed" ? value : null;
+
 export default async function AccountPage({
   searchParams,
 }: {
-  searchParams: Promise<{ key?: string; from?: string }>;
+  searchParams: Promise<{ key?: string; from?: string; renewal?: string }>;
 }) {
   const store = await cookies();
   const user = await findSessionUser(store.get(sessionCookieName())?.value).catch(
@@ -125,12 +130,19 @@ export default async function AccountPage({
             csrf={accountCsrfToken(user, "remove-bank")}
             userId={user.userId}
             publicKey={overview.key?.publicKey ?? null}
+            renewal={renewalNotice((await searchParams).renewal)}
             banks={overview.banks.map((bank) => ({
               id: bank.id,
               bank: bank.bank,
               country: regions.of(bank.country) ?? bank.country,
               status: bank.status,
               validUntil: day(bank.validUntil),
+              ...consentEnd(bank),
+              // A consent still read by its partner (or the person's own) is renewed at its bank.
+              renewHref:
+                bank.status !== "Replaced" && bank.partnerAccess !== "ended"
+                  ? renewPath(bank.id)
+                  : null,
               partnerName: bank.partnerName,
               partnerId: bank.partnerId,
               partnerAccess: bank.partnerAccess,

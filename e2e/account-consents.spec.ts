@@ -1,0 +1,151 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Browser, type Page } from "@playwright/test";
+import { createBrowserSession } from "../lib/auth/sessions";
+import { db } from "../lib/db/client";
+import { rawSetting } from "../lib/env";
+import { connectJourneyDatabase } from "./support/database";
+import {
+  approveWithKey,
+  authorizePath,
+  connectSandboxBank,
+  createJourneyClient,
+  createKey,
+  exchangeCode,
+  newPkce,
+  signInByLink,
+  uniqueEmail,
+} from "./support/journey";
+import { E2E_ORIGIN } from "./support/origin";
+import { partnerAppForSpec } from "./support/partner-app";
+
+/**
+ * A bank consent's end on My access (docs/events.md#reminders): the date, "ends
+ * in N days" once it is close, and Renew, which goes through the bank's real
+ * consent (the sandbox bank) and comes back to My access with the new date.
+ * SHOTS_DIR, when set, keeps the list at 390 and 1280 px in English, German
+ * and Finnish.
+ */
+
+test.describe.configure({ timeout: 240_000 });
+
+const partnerApp = partnerAppForSpec();
+const SHOTS = rawSetting("SHOTS_DIR");
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+async function expectAxeClean(page: Page) {
+  const results = await new AxeBuilder({ page }).analyze();
+  expect(results.violations.map((violation) => violation.id)).toEqual([]);
+}
+
+/** Nothing scrolls sideways at 390 and 1280 px; with SHOTS_DIR, each width is kept. */
+async function checkWidths(page: Page, name: string) {
+  for (const width of [390, 1280]) {
+    await page.setViewportSize({ width, height: 900 });
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
+    expect(overflow, `${name} scrolls sideways at ${width} px`).toBeLessThanOrEqual(0);
+    if (SHOTS) {
+      mkdirSync(SHOTS, { recursive: true });
+      await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
+    }
+  }
+}
+
+/** A browser signed in as `email`, the person's language set to `locale`. */
+async function signedIn(browser: Browser, email: string, locale: string) {
+  connectJourneyDatabase();
+  const user = await db().user.update({ where: { email }, data: { locale } });
+  const session = (await createBrowserSession(user.id)).split(";")[0] ?? "";
+  const context = await browser.newContext({ locale });
+  await context.addCookies([
+    {
+      name: session.slice(0, session.indexOf("=")),
+      value: session.slice(session.indexOf("=") + 1),
+      url: E2E_ORIGIN,
+    },
+  ]);
+  return context;
+}
+
+test("My access shows when each consent ends, says how soon when close, and Renew renews it at the bank", async ({
+  page,
+  browser,
+}) => {
+  await page.setViewportSize({ width: 1280, height: 900 });
+  const email = uniqueEmail("consents");
+  const client = await createJourneyClient(partnerApp().redirectUri, { name: "Fjord Budget" });
+  const { verifier, challenge } = newPkce();
+  const relay = partnerApp().nextRelay();
+  await page.goto(authorizePath(client, challenge));
+  await signInByLink(page, email);
+  await createKey(page);
+  await connectSandboxBank(page);
+  await approveWithKey(page);
+  const values = Object.fromEntries(await relay);
+  await page.waitForURL(partnerApp().redirectUri);
+  await exchangeCode(client, values.code ?? "", verifier);
+
+  connectJourneyDatabase();
+  const connection = await db().connection.findFirstOrThrow({
+    where: { tenant: { user: { email } } },
+  });
+  // The consent ends in 3 days (in UTC calendar days, as the page counts).
+  const soon = new Date(Date.now() + 3 * DAY_MS);
+  await db().connection.update({ where: { id: connection.id }, data: { validUntil: soon } });
+  const day = (date: Date, locale: string) =>
+    new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeZone: "UTC" }).format(date);
+
+  await page.goto("/account");
+  const bank = page.getByTestId("bank-item");
+  await expect(bank.getByTestId("bank-valid-until")).toHaveText(
+    `Consent valid until ${day(soon, "en")}`,
+  );
+  await expect(bank.getByTestId("bank-ends-in")).toHaveText("Ends in 3 days");
+  const renew = bank.getByTestId("bank-renew");
+  await expect(renew).toHaveAttribute("href", `/account/connections/${connection.id}/renew`);
+  await expectAxeClean(page);
+  await checkWidths(page, "en-consents");
+
+  for (const [locale, endsIn] of [
+    ["de", "Endet in 3 Tagen"],
+    ["fi", "Päättyy 3 päivän kuluttua"],
+  ] as const) {
+    const context = await signedIn(browser, email, locale);
+    const other = await context.newPage();
+    await other.goto("/account");
+    await expect(other.getByTestId("bank-ends-in")).toHaveText(endsIn);
+    await expect(other.getByTestId("bank-valid-until")).toContainText(day(soon, locale));
+    await checkWidths(other, `${locale}-consents`);
+    await context.close();
+  }
+  await db().user.update({ where: { email }, data: { locale: "en" } });
+
+  // Renew: the bank's consent page, approved, then back to My access with a new end date.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await renew.click();
+  await expect(page).toHaveURL(/\/sandbox\/authorize/);
+  await page.locator('button[value="approve"]').click();
+  await expect(page).toHaveURL(/\/account\?renewal=connecting/);
+  await expect(page.getByTestId("renewal-notice")).toHaveText(
+    /The consent was renewed at your bank/,
+  );
+  await checkWidths(page, "en-consents-renewed");
+  await expect
+    .poll(
+      async () =>
+        (await db().connection.findUniqueOrThrow({ where: { id: connection.id } })).validUntil >
+        new Date(Date.now() + 60 * DAY_MS),
+      { timeout: 30_000 },
+    )
+    .toBe(true);
+  await page.goto("/account");
+  const renewed = await db().connection.findUniqueOrThrow({ where: { id: connection.id } });
+  await expect(page.getByTestId("bank-item")).toHaveCount(1);
+  await expect(page.getByTestId("bank-valid-until")).toHaveText(
+    `Consent valid until ${day(renewed.validUntil, "en")}`,
+  );
+  await expect(page.getByTestId("bank-ends-in")).toHaveCount(0);
+});
