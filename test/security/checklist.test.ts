@@ -99,6 +99,7 @@ const CHECKLIST_ITEMS = [
   "a partner's key is refused 403 on the bank list and on starting a bank connection; a person's own key lists banks, connects them and reads only for its own person",
   "a person's own keys on My access: made and revoked only by that person (another person's or an app's key: 404), with same Origin, the action's own CSRF token and a fresh sign-in; a made key's value is shown once and never stored",
   "a sign-in mail queued for another try holds no address, link or code in the clear in the job table (sealed under SECRET_KEY) and is delivered once",
+  "renewing a bank consent (`GET /account/connections/{id}/renew`) starts the bank's consent only for the signed-in person's own connection; the reminder mail goes once per consent",
 ] as const;
 
 interface Proof {
