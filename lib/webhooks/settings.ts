@@ -4,7 +4,7 @@ import type { ResolveHost } from "../http/public-address";
 
 /**
  * How webhooks are delivered (docs/events.md#retries): the time an attempt
- * may take, and the waits between attempts, about three days in all.
+ * may take, and the waits between attempts, about two and a half days in all.
  *
  * Two settings exist for local runs and tests only, and are read only while
  * ISSUER is a loopback address (a service on the internet never has one):
