@@ -15,6 +15,8 @@ const ROUTE_HANDLER_PREFIXES = [
   // The passkey endpoints, /account's included: JSON answers.
   "/passkeys/",
   "/account/passkeys/",
+  // A consent's renewal from My access: a redirect to the bank or to sign-in.
+  "/account/connections/",
   "/oauth/",
   "/.well-known/",
   "/healthz",
