@@ -2,6 +2,7 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { outsideScope } from "./route";
 import { openApiDocument } from "./openapi";
 import { MAX_OFFSET } from "./paging";
@@ -129,5 +130,23 @@ describe("/openapi.json", () => {
       "apiBaseUrl",
       "user",
     ]);
+  });
+
+  it("names each body schema once, by its zod id, closed as a body and as an answer", () => {
+    const { components, paths } = openApiDocument() as unknown as {
+      components: { schemas: Record<string, { additionalProperties?: unknown }> };
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, unknown> } }>>;
+    };
+    const registered = [...z.globalRegistry._idmap.keys()];
+    // Every component is a zod schema of that id; none is rendered twice (`…Output`).
+    expect(Object.keys(components.schemas).filter((id) => !registered.includes(id))).toEqual([]);
+    // Used as a request body (POST /api/sync) and inside answers, still one closed object.
+    expect(components.schemas.BulkSyncRequest?.additionalProperties).toBe(false);
+    expect(components.schemas.BrandingRecord?.additionalProperties).toBe(false);
+    // A form body's unknown parameters are ignored: its schema stays open.
+    const tokenForm = paths["/oauth/token"]?.post?.requestBody?.content[
+      "application/x-www-form-urlencoded"
+    ] as { schema: { additionalProperties?: unknown } };
+    expect(tokenForm.schema).not.toHaveProperty("additionalProperties");
   });
 });
