@@ -67,6 +67,16 @@ describe("admin CLI: janitor", () => {
       const event = await db().auditEvent.create({
         data: { type: "partner.created", actorKind: "system", at: at(-400 * DAY_MS) },
       });
+      const partner = await db().partner.create({ data: { name: `Janitor ${tag()}` } });
+      const webhookEvent = await db().webhookEvent.create({
+        data: {
+          id: `msg_${tag()}`,
+          partnerId: partner.id,
+          type: "access.granted",
+          payload: {},
+          createdAt: at(-31 * DAY_MS),
+        },
+      });
 
       const status = adminJson<{
         as_of: string;
@@ -87,8 +97,9 @@ describe("admin CLI: janitor", () => {
         PasskeyChallenge: 0,
         OutboxMessage: 1,
         AuditEvent: 1,
+        WebhookEvent: 1,
       });
-      expect(status.expired_total).toBe(5);
+      expect(status.expired_total).toBe(6);
       expect(byTable(status.tables, "retention")).toMatchObject({
         SignInCounter: "1 hour after its window ended",
         AuditEvent: "365 days",
@@ -101,7 +112,7 @@ describe("admin CLI: janitor", () => {
         tables: (TableOutput & { removed: number })[];
       }>(await admin("janitor", "run", "--as-of", AS_OF, "--batch-size", "2"));
       expect(byTable(run.tables, "removed")).toEqual(byTable(status.tables, "expired"));
-      expect(run.removed_total).toBe(5);
+      expect(run.removed_total).toBe(6);
       expect(Date.parse(run.finished_at)).toBeGreaterThanOrEqual(Date.parse(run.started_at));
 
       const ids = counters.map((counter) => counter.id);
@@ -109,6 +120,7 @@ describe("admin CLI: janitor", () => {
       expect(await db().signInCounter.count({ where: { id: kept.id } })).toBe(1);
       expect(await db().outboxMessage.count({ where: { id: mail.id } })).toBe(0);
       expect(await db().auditEvent.count({ where: { id: event.id } })).toBe(0);
+      expect(await db().webhookEvent.count({ where: { id: webhookEvent.id } })).toBe(0);
       const after = (await command("janitor status", ["--as-of", AS_OF])) as {
         expired_total: number;
       };
