@@ -22,6 +22,7 @@ export type SecretKind =
   | "uid"
   | "iban"
   | "passphrase"
+  | "webhook secret"
   | "user";
 
 export interface SeenSecret {
