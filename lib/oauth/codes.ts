@@ -76,6 +76,8 @@ interface Consumed {
   issued: boolean;
   scope: string;
   subject: string;
+  /** The partner has an enabled webhook endpoint for `access.granted` (docs/events.md). */
+  heard: boolean;
 }
 
 /**
@@ -138,7 +140,11 @@ async function consumeAndMint(
              jsonb_build_object('scope', "scope")
         FROM consumed WHERE "apiKeyId" IS NOT NULL
     )
-    SELECT "apiKeyId" IS NOT NULL AS "issued", "scope", "subject" FROM consumed`);
+    SELECT "apiKeyId" IS NOT NULL AS "issued", "scope", "subject",
+           EXISTS (SELECT 1 FROM "WebhookEndpoint" w
+                    WHERE w."partnerId" = ${key.partnerId}::uuid AND w."disabledAt" IS NULL
+                      AND 'access.granted' = ANY (w."eventTypes")) AS "heard"
+      FROM consumed`);
 }
 
 /**
@@ -194,12 +200,15 @@ export async function redeemAuthorizationCode(
   if (!consumed) await revokeReplayedKey(request, now);
   if (!consumed?.issued) throw invalidGrant();
   mailAccessGrantedLater({ tenantSubject: consumed.subject, partnerId: request.partnerId });
-  await recordAccessGranted({
-    partnerId: request.partnerId,
-    clientId: request.clientId,
-    user: consumed.subject,
-    at: now,
-  });
+  // A partner without an endpoint for the event costs the exchange no further statement.
+  if (consumed.heard) {
+    await recordAccessGranted({
+      partnerId: request.partnerId,
+      clientId: request.clientId,
+      user: consumed.subject,
+      at: now,
+    });
+  }
   return {
     apiKey: key.apiKey,
     expiresInSeconds: key.expiresInSeconds,
