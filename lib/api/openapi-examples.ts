@@ -285,3 +285,60 @@ export const analyticsExample = {
   },
   series: [{ start: "2026-11-22T00:00:00.000Z", counts: analyticsCounts }],
 };
+
+const WEBHOOK_ENDPOINT_ID = "6f1c2b9e-4d7a-4c31-9e25-8b0f3a7d6c14";
+
+export const webhookEndpointExample = {
+  id: WEBHOOK_ENDPOINT_ID,
+  url: "https://app.budgetbuddy.example/webhooks/bank-connect",
+  eventTypes: ["access.ended", "connection.history_ready"],
+  enabled: true,
+  disabledReason: null,
+  disabledAt: null,
+  createdAt: "2026-11-20T09:30:00.000Z",
+  previousSecretExpiresAt: null,
+};
+
+export const webhookEndpointBodyExample = {
+  url: "https://app.budgetbuddy.example/webhooks/bank-connect",
+  eventTypes: ["access.ended", "connection.history_ready"],
+};
+
+export const newWebhookEndpointExample = {
+  ...webhookEndpointExample,
+  secret: "whsec_MfKQ9r8GKYqXfX3Z1sNQm5mJ2bqgS4VwFh7TcAkxLx0=",
+};
+
+export const rotatedWebhookSecretExample = {
+  secret: "whsec_2yQ7cVwK9mB4tR1xN8pLz6Hs3Jd5Fg0Ea+Uk7Wq1Ys4=",
+  previousSecretExpiresAt: "2026-11-28T09:30:00.000Z",
+};
+
+export const webhookDeliveryExample = {
+  id: "a3e1f0c2-7b6d-4e59-8c14-2d9f6b0a1e37",
+  eventId: "msg_2c7Yq9Vb1Kx4Lm8Rt3Np6w",
+  eventType: "access.ended",
+  status: "delivered",
+  attempts: 2,
+  createdAt: "2026-11-27T10:00:00.000Z",
+  lastAttemptAt: "2026-11-27T10:00:05.310Z",
+  nextAttemptAt: null,
+  responseCode: 200,
+  latencyMs: 84,
+  error: null,
+  attemptLog: [
+    {
+      attempt: 1,
+      at: "2026-11-27T10:00:00.120Z",
+      responseCode: 503,
+      latencyMs: 97,
+      error: null,
+    },
+    { attempt: 2, at: "2026-11-27T10:00:05.310Z", responseCode: 200, latencyMs: 84, error: null },
+  ],
+};
+
+export const queuedWebhookDeliveryExample = {
+  eventId: "msg_2c7Yq9Vb1Kx4Lm8Rt3Np6w",
+  deliveryId: "a3e1f0c2-7b6d-4e59-8c14-2d9f6b0a1e37",
+};

@@ -5,6 +5,7 @@ import { dataPaths, ownDataPaths } from "./routes/data";
 import { healthPaths } from "./routes/health";
 import { oauthPaths } from "./routes/oauth";
 import { partnerPaths } from "./routes/partners";
+import { webhookEndpointPaths } from "./routes/webhook-endpoints";
 import { openObjects } from "./routes/shared";
 import { webhookEvents } from "./routes/webhooks";
 
@@ -59,6 +60,7 @@ export function openApiDocument(): OpenApiDocument {
         ...dataPaths,
         ...ownDataPaths,
         ...partnerPaths,
+        ...webhookEndpointPaths,
         ...healthPaths,
       },
       webhooks: webhookEvents,

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { WebhookError } from "../webhooks/endpoints";
 import type { ViolationCode } from "./violations";
 
@@ -7,41 +8,79 @@ import type { ViolationCode } from "./violations";
  * first KiB the delivery kept.
  */
 
-export interface WebhookEndpointWire {
-  id: string;
-  url: string;
-  eventTypes: string[];
-  enabled: boolean;
-  /** Why it is disabled: `failing` (deliveries failed for days) or `partner` (turned off here). */
-  disabledReason: string | null;
-  disabledAt: string | null;
-  createdAt: string;
-  /** Until when the secret before the last rotation still signs deliveries too. */
-  previousSecretExpiresAt: string | null;
-}
+export const WebhookEndpointWire = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    eventTypes: z.array(z.string()),
+    enabled: z.boolean(),
+    disabledReason: z
+      .string()
+      .nullable()
+      .describe(
+        "Why it is disabled: `failing` (deliveries failed for days) or `partner` (turned off here)",
+      ),
+    disabledAt: z.string().nullable(),
+    createdAt: z.string(),
+    previousSecretExpiresAt: z
+      .string()
+      .nullable()
+      .describe("Until when the secret before the last rotation still signs deliveries too"),
+  })
+  .meta({ id: "WebhookEndpoint" });
+export type WebhookEndpointWire = z.infer<typeof WebhookEndpointWire>;
 
-export interface WebhookAttemptWire {
-  attempt: number;
-  at: string;
-  responseCode: number | null;
-  latencyMs: number | null;
-  error: string | null;
-}
+/** A new endpoint: its signing secret is shown here once. */
+export const NewWebhookEndpointWire = WebhookEndpointWire.extend({
+  secret: z.string().describe("The `whsec_` signing secret; shown once"),
+}).meta({ id: "NewWebhookEndpoint" });
 
-export interface WebhookDeliveryWire {
-  id: string;
-  eventId: string;
-  eventType: string;
-  status: "pending" | "delivered" | "failed";
-  attempts: number;
-  createdAt: string;
-  lastAttemptAt: string | null;
-  nextAttemptAt: string | null;
-  responseCode: number | null;
-  latencyMs: number | null;
-  error: string | null;
-  attemptLog: WebhookAttemptWire[];
-}
+export const RotatedWebhookSecretWire = z
+  .object({ secret: z.string(), previousSecretExpiresAt: z.string() })
+  .meta({ id: "RotatedWebhookSecret" });
+
+export const WebhookAttemptWire = z
+  .object({
+    attempt: z.number().int(),
+    at: z.string(),
+    responseCode: z.number().int().nullable(),
+    latencyMs: z.number().int().nullable(),
+    error: z.string().nullable(),
+  })
+  .meta({ id: "WebhookAttempt" });
+export type WebhookAttemptWire = z.infer<typeof WebhookAttemptWire>;
+
+export const WebhookDeliveryWire = z
+  .object({
+    id: z.string(),
+    eventId: z.string().describe("The event's `webhook-id`, kept by every retry and replay"),
+    eventType: z.string(),
+    status: z.enum(["pending", "delivered", "failed"]),
+    attempts: z.number().int(),
+    createdAt: z.string(),
+    lastAttemptAt: z.string().nullable(),
+    nextAttemptAt: z.string().nullable(),
+    responseCode: z.number().int().nullable(),
+    latencyMs: z.number().int().nullable(),
+    error: z.string().nullable(),
+    attemptLog: z.array(WebhookAttemptWire),
+  })
+  .meta({ id: "WebhookDelivery" });
+export type WebhookDeliveryWire = z.infer<typeof WebhookDeliveryWire>;
+
+/** A delivery queued by a test event or a replay. */
+export const QueuedWebhookDeliveryWire = z
+  .object({ eventId: z.string(), deliveryId: z.string() })
+  .meta({ id: "QueuedWebhookDelivery" });
+
+/** The body of an endpoint's creation (both required) or change (each optional, `enabled` too). */
+export const WebhookEndpointBody = z
+  .object({
+    url: z.string().optional().describe("https, a public address"),
+    eventTypes: z.array(z.string()).optional(),
+    enabled: z.boolean().optional().describe("Only when changing an endpoint"),
+  })
+  .meta({ id: "WebhookEndpointBody" });
 
 /** The endpoint row as the webhooks library answers it (prisma's WebhookEndpoint). */
 export interface EndpointRow {

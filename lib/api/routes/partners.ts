@@ -32,7 +32,7 @@ import {
 const str = z.string();
 
 /** An operation of the partner's owner: the owner's session, and its refusals. */
-const owner = (
+export const owner = (
   summary: string,
   responses: Record<string, Response>,
   extra: Omit<Operation, "summary" | "responses"> = {},
@@ -51,7 +51,9 @@ const owner = (
   },
 });
 
-const body = (schema: z.ZodType, example: unknown) => ({ requestBody: jsonBody(schema, example) });
+export const body = (schema: z.ZodType, example: unknown) => ({
+  requestBody: jsonBody(schema, example),
+});
 const clientId = { requestParams: { path: z.object({ clientId: pathId("obc_… client id") }) } };
 const optional = (schema: z.ZodType, description: string) => param(schema.optional(), description);
 
