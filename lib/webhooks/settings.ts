@@ -4,7 +4,7 @@ import type { ResolveHost } from "../http/public-address";
 
 /**
  * How webhooks are delivered (docs/events.md#retries): the time an attempt
- * may take, and the waits between attempts, about two and a half days in all.
+ * may take, and the waits between attempts, about three days in all.
  *
  * Two settings exist for local runs and tests only, and are read only while
  * ISSUER is a loopback address (a service on the internet never has one):
@@ -15,8 +15,8 @@ import type { ResolveHost } from "../http/public-address";
  */
 
 /**
- * Waits after the 1st, 2nd, … failed attempt, in seconds: 10 attempts over about two and a
- * half days (61½ h; the events page lists them).
+ * Waits after the 1st, 2nd, … failed attempt, in seconds: 10 attempts over about three
+ * days (71½ h; the events page lists them).
  */
 export const DEFAULT_RETRY_SCHEDULE_SECONDS: readonly number[] = [
   5,
@@ -25,8 +25,8 @@ export const DEFAULT_RETRY_SCHEDULE_SECONDS: readonly number[] = [
   2 * 3600,
   5 * 3600,
   10 * 3600,
-  10 * 3600,
   14 * 3600,
+  20 * 3600,
   20 * 3600,
 ];
 

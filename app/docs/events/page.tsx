@@ -30,7 +30,7 @@ const REASONS: [reason: string, what: string][] = [
   ["code_replay", "An authorization code was used twice; the key its first use gave is revoked."],
 ];
 
-const WAITS = "5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, 14 h, 20 h";
+const WAITS = "5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 20 h";
 
 export default function EventsPage() {
   return (
@@ -180,9 +180,9 @@ export default function EventsPage() {
         Any <code>2xx</code> within 10 seconds delivers. Anything else is tried again: another
         status (a redirect too: none is followed), no answer within 10 seconds, a failed connection,
         or an address the rules refuse at that moment. The waits between attempts are {WAITS}: 10
-        attempts over about two and a half days. Each retry keeps the <code>webhook-id</code> and
-        the body; only <code>webhook-timestamp</code> and the signature are new. At most 1 KiB of
-        your answer is read: answer quickly, work afterwards.
+        attempts over about three days. Each retry keeps the <code>webhook-id</code> and the body;
+        only <code>webhook-timestamp</code> and the signature are new. At most 1 KiB of your answer
+        is read: answer quickly, work afterwards.
       </p>
       <ul>
         <li>

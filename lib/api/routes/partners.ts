@@ -27,7 +27,7 @@ import {
   type Response,
 } from "./shared";
 
-/** The partner's own operations, signed in as its owner in the dashboard (/docs/dashboard). */
+/** The partner's own operations, signed in as its owner in the dashboard (/docs/partners). */
 
 const str = z.string();
 
