@@ -12,7 +12,17 @@ import { getEnv, setSetting } from "../env";
 import type { ResolveHost } from "../http/public-address";
 import { startJobs, stopJobs } from "../jobs/boss";
 import { createPartner } from "../partners/partners";
-import { uniqueEmail } from "../../test/oauth-fixtures";
+import { partnerTenantOf } from "../../test/bank-data";
+import {
+  createTestClient,
+  ISSUER,
+  mintApiKey,
+  signedInCookie,
+  uniqueEmail,
+} from "../../test/oauth-fixtures";
+import { handleEndAccess } from "../account/handlers";
+import { accountCsrfToken } from "../account/session";
+import { findSessionUser, type SignedInUser } from "../auth/sessions";
 import { sweepOverdueDeliveries } from "./deliver";
 import { createEndpoint, replayDelivery, rotateSecret } from "./endpoints";
 import { writeEvent } from "./events";
@@ -163,6 +173,44 @@ const deliveryOf = (id: string) =>
 const at = (path: string) => received.filter((entry) => entry.path === path);
 
 describe("webhook delivery", () => {
+  it("a person ending a partner's access at My access reaches its receiver, signed, within seconds", async () => {
+    const client = await createTestClient();
+    const partnerId = client.partnerId ?? "";
+    pathCount += 1;
+    const path = `/hook-${pathCount}`;
+    scripts.set(path, ["ok"]);
+    const { secret } = await createEndpoint(
+      partnerId,
+      { url: `http://127.0.0.1:${port}${path}`, eventTypes: ["access.ended"] },
+      resolver,
+    );
+    secrets.set(path, [secret]);
+    const { user } = await mintApiKey(client);
+    const tenant = await partnerTenantOf(client, user);
+    const cookie = await signedInCookie(user.id);
+    const session = (await findSessionUser(cookie.slice(cookie.indexOf("=") + 1))) as SignedInUser;
+
+    const ended = await handleEndAccess(
+      new Request(`${ISSUER}/account/access/end`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Origin: ISSUER, Cookie: cookie },
+        body: JSON.stringify({ csrf: accountCsrfToken(session, "end-access"), partnerId }),
+      }),
+    );
+    expect(ended.status).toBe(200);
+    // Queued when the access ended, delivered by the next poll of the queue (half a second here).
+    const heard = await until(
+      () => Promise.resolve(at(path)),
+      (entries) => entries.length > 0,
+    );
+    expect(heard).toHaveLength(1);
+    expect(heard[0]?.verifiedBy).toEqual([0]);
+    expect(JSON.parse(heard[0]?.body ?? "{}")).toMatchObject({
+      type: "access.ended",
+      data: { client_id: client.clientId, user: tenant.subject, reason: "person" },
+    });
+  });
+
   it("POSTs the event's JSON, signed so that standardwebhooks verifies it, within seconds", async () => {
     const { partner, path } = await receiverEndpoint(["ok"]);
     const written = await eventFor(partner.id);
