@@ -141,7 +141,7 @@ test("My access shows when each consent ends, says how soon when close, and Rene
       { timeout: 30_000 },
     )
     .toBe(true);
-  await page.goto("/account");
+  // The page asks the server again by itself: the new date shows without a reload.
   const renewed = await db().connection.findUniqueOrThrow({ where: { id: connection.id } });
   await expect(page.getByTestId("bank-item")).toHaveCount(1);
   await expect(page.getByTestId("bank-valid-until")).toHaveText(

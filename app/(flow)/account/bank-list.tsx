@@ -1,6 +1,7 @@
 "use client";
 
 import { useTranslations } from "next-intl";
+import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { accountLabel, type OpenedAccount, type OpenedDetails } from "@/lib/account/account-name";
 import type { PartnerAccessState } from "@/lib/account/overview";
@@ -57,17 +58,45 @@ const STATUS_BADGE = {
  * connection's sealed upstream session id too, when it can, so the service
  * can close the consent at the bank before it deletes everything of it.
  */
-export function BankList(props: {
+/** How long after a renewal the list asks the server again for the new end date. */
+const RENEWAL_REFRESH_MS = 2000;
+const RENEWAL_REFRESH_FOR_MS = 60_000;
+
+/**
+ * After a renewal at the bank, the new consent is stored a moment later (the
+ * bank's data is fetched in the background): the page asks the server again
+ * every two seconds until an end date changes, for a minute at most.
+ */
+function useNewEndDates(renewal: BankListProps["renewal"], banks: BankItem[]) {
+  const router = useRouter();
+  const dates = banks.map((bank) => `${bank.id}=${bank.validUntil}`).join();
+  const [datesOnArrival] = useState(dates);
+  useEffect(() => {
+    if (renewal !== "connecting" || dates !== datesOnArrival) return;
+    const started = Date.now();
+    const timer = setInterval(() => {
+      if (Date.now() - started > RENEWAL_REFRESH_FOR_MS) clearInterval(timer);
+      else router.refresh();
+    }, RENEWAL_REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [renewal, dates, datesOnArrival, router]);
+}
+
+interface BankListProps {
   banks: BankItem[];
   /** How a renewal started here came back from the bank, if it just did. */
   renewal: "connecting" | "denied" | "failed" | null;
   csrf: string;
   userId: string;
   publicKey: string | null;
-}) {
+}
+
+export function BankList(props: BankListProps) {
   const t = useTranslations("Account.banks");
   const { key, unlock, unlockByPasskey } = useUserKey(props.userId, props.publicKey);
-  const [shown, setShown] = useState(props.banks);
+  const [removedIds, setRemovedIds] = useState<ReadonlySet<string>>(() => new Set());
+  const shown = props.banks.filter((bank) => !removedIds.has(bank.id));
+  useNewEndDates(props.renewal, props.banks);
   const [names, setNames] = useState<Record<string, string>>({});
   const [confirming, setConfirming] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -145,7 +174,7 @@ export function BankList(props: {
     });
     setBusy(false);
     if (answer.ok || answer.error === "not_found") {
-      setShown((list) => list.filter((other) => other.id !== bank.id));
+      setRemovedIds((ids) => new Set(ids).add(bank.id));
       setConfirming(null);
       setRemoved(bank.bank);
     } else {
