@@ -1,13 +1,10 @@
+import { startBankConsent } from "../banking/consent-start";
 import { findSignedInUser } from "../auth/sessions";
-import { keyedHash } from "../crypto/keyed-hash";
-import { randomToken } from "../crypto/random";
 import { db } from "../db/client";
 import { renewalDonePath } from "../flow/banks";
-import { getEnv } from "../env";
 import { isLocale } from "../i18n/locales";
 import { log } from "../log";
 import { upstream } from "../upstream";
-import { toStoredPsuHeaders } from "../upstream/psu-headers";
 
 /**
  * Renewing a bank consent from My access or the reminder mail
@@ -21,7 +18,6 @@ import { toStoredPsuHeaders } from "../upstream/psu-headers";
  * replaced, goes to /account.
  */
 
-const AUTHORIZATION_LIFETIME_MS = 30 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 const PSU_TYPES = ["personal", "business"] as const;
 
@@ -81,35 +77,19 @@ export async function handleRenewConsent(request: Request): Promise<Response> {
   const psuType = PSU_TYPES.find((type) => type === connection.psuType) ?? "personal";
   if (!aspsp || !aspsp.psuTypes.includes(psuType)) return redirect(renewalDonePath("failed"));
 
-  const state = randomToken();
-  const now = new Date();
-  // No flow: the callback is bound by the state alone, as for a person's own key.
-  await db().bankAuthorization.create({
-    data: {
+  try {
+    const url = await startBankConsent({
+      // No flow: the callback is bound by the state alone, as for a person's own key.
       flowId: null,
       tenantId: connection.tenantId,
-      stateHash: keyedHash("bank-state", state),
-      upstream: upstream().name,
-      aspspName: aspsp.name,
-      aspspCountry: aspsp.country,
+      aspsp,
       psuType,
       renewConnectionId: connection.id,
-      requiredPsuHeaders: toStoredPsuHeaders(aspsp.requiredPsuHeaders),
-      expiresAt: new Date(now.getTime() + AUTHORIZATION_LIFETIME_MS),
-    },
-  });
-  try {
-    const started = await upstream().startAuthorization({
-      aspsp: { name: aspsp.name, country: aspsp.country },
-      psuType,
-      redirectUrl: `${getEnv().issuer}/banks/callback`,
-      state,
-      validUntil: new Date(now.getTime() + aspsp.maxConsentDays * DAY_MS),
       language: isLocale(user.locale) ? user.locale : "en",
       // The same id at the bank as the flow gives this tenant.
-      psuId: keyedHash("psu-id", connection.tenant.subject),
+      subject: connection.tenant.subject,
     });
-    return redirect(started.url);
+    return redirect(url);
   } catch (error) {
     log.warn("account.renew_start_failed", { error });
     return redirect(renewalDonePath("failed"));

@@ -1,13 +1,10 @@
+import { startBankConsent } from "../banking/consent-start";
 import type { z } from "zod";
-import { keyedHash } from "../crypto/keyed-hash";
-import { randomToken } from "../crypto/random";
 import { db } from "../db/client";
-import { getEnv } from "../env";
 import { bodyTooLargeFor, readJsonBody } from "../http/body-limits";
 import type { ApiKeyPrincipal } from "../keys/api-keys";
 import { isLocale } from "../i18n/locales";
 import { upstream } from "../upstream";
-import { toStoredPsuHeaders } from "../upstream/psu-headers";
 import { UpstreamError, type Aspsp, type PsuType } from "../upstream/types";
 import { apiJson, invalidRequest } from "./data";
 import { AuthorizationRequest, type BankWire } from "./schemas";
@@ -23,9 +20,6 @@ import { AuthorizationRequest, type BankWire } from "./schemas";
  * personal keys in.
  */
 
-/** How long the bank's consent page may take, as in the hosted flow. */
-const AUTHORIZATION_LIFETIME_MS = 30 * 60 * 1000;
-const DAY_MS = 24 * 60 * 60 * 1000;
 const COUNTRY = /^[A-Za-z]{2}$/;
 
 const problem = (status: number, reason: string, detail: string) =>
@@ -107,32 +101,16 @@ export async function handleStartAuthorization(
     return problem(409, "key_required", "set up your key before connecting a bank");
   }
 
-  const state = randomToken();
-  const now = new Date();
-  await db().bankAuthorization.create({
-    data: {
+  try {
+    const url = await startBankConsent({
       flowId: null,
       tenantId: principal.tenantId,
-      stateHash: keyedHash("bank-state", state),
-      upstream: upstream().name,
-      aspspName: aspsp.name,
-      aspspCountry: aspsp.country,
+      aspsp,
       psuType,
-      requiredPsuHeaders: toStoredPsuHeaders(aspsp.requiredPsuHeaders),
-      expiresAt: new Date(now.getTime() + AUTHORIZATION_LIFETIME_MS),
-    },
-  });
-  try {
-    const started = await upstream().startAuthorization({
-      aspsp: { name: aspsp.name, country: aspsp.country },
-      psuType,
-      redirectUrl: `${getEnv().issuer}/banks/callback`,
-      state,
-      validUntil: new Date(now.getTime() + aspsp.maxConsentDays * DAY_MS),
       language: isLocale(tenant.user.locale) ? tenant.user.locale : "en",
-      psuId: keyedHash("psu-id", principal.subject),
+      subject: principal.subject,
     });
-    return apiJson({ url: started.url });
+    return apiJson({ url });
   } catch (error) {
     if (!(error instanceof UpstreamError)) throw error;
     return apiJson(

@@ -1,8 +1,8 @@
+import { startBankConsent } from "../banking/consent-start";
 import { countFlowFailure } from "../analytics/counters";
 import { findSignedInUser } from "../auth/sessions";
 import { ensureTenant, tenantSubject } from "../banking/tenants";
-import { keyedHash, keyedHashCandidates } from "../crypto/keyed-hash";
-import { randomToken } from "../crypto/random";
+import { keyedHashCandidates } from "../crypto/keyed-hash";
 import { db } from "../db/client";
 import { getEnv } from "../env";
 import { OUTAGE_RETRY_AFTER_SECONDS } from "../db/faults";
@@ -10,7 +10,7 @@ import { cookieName, serializeCookie } from "../http/cookies";
 import { privateJson } from "../http/respond";
 import { log } from "../log";
 import { upstream } from "../upstream";
-import { fromStoredPsuHeaders, toStoredPsuHeaders } from "../upstream/psu-headers";
+import { fromStoredPsuHeaders } from "../upstream/psu-headers";
 import type { Aspsp, PsuType } from "../upstream/types";
 import { FLOW_ENDED_PATH } from "./dead-ends";
 import { findIngestStatus, startIngest } from "./bank-ingest";
@@ -26,7 +26,6 @@ import { resolveNextStep } from "./steps";
  * take its callback, fetch, seal to the tenant's key and store.
  */
 
-const AUTHORIZATION_LIFETIME_MS = 30 * 60 * 1000;
 const PSU_TYPES = ["personal", "business"] as const;
 
 const redirect = (location: string) =>
@@ -70,38 +69,20 @@ async function sendToBank(
   user: SignedIn,
   bank: { aspsp: Aspsp; psuType: PsuType; renewConnectionId?: string },
 ): Promise<Response> {
-  const { aspsp, psuType } = bank;
-  const state = randomToken();
-  const now = new Date();
-  await db().bankAuthorization.create({
-    data: {
-      flowId: flow.id,
-      stateHash: keyedHash("bank-state", state),
-      upstream: upstream().name,
-      aspspName: aspsp.name,
-      aspspCountry: aspsp.country,
-      psuType,
-      renewConnectionId: bank.renewConnectionId ?? null,
-      // Recorded on the connection, so that a sync knows what the bank requires (/docs/sync).
-      requiredPsuHeaders: toStoredPsuHeaders(aspsp.requiredPsuHeaders),
-      expiresAt: new Date(now.getTime() + AUTHORIZATION_LIFETIME_MS),
-    },
-  });
   try {
-    const started = await upstream().startAuthorization({
-      aspsp: { name: aspsp.name, country: aspsp.country },
-      psuType,
-      redirectUrl: `${getEnv().issuer}/banks/callback`,
-      state,
-      validUntil: new Date(now.getTime() + aspsp.maxConsentDays * 24 * 60 * 60 * 1000),
+    const url = await startBankConsent({
+      flowId: flow.id,
+      aspsp: bank.aspsp,
+      psuType: bank.psuType,
+      renewConnectionId: bank.renewConnectionId ?? null,
       language: flowLocale({
         flow,
         userChoice: user.locale,
         acceptLanguage: request.headers.get("accept-language"),
       }),
-      psuId: keyedHash("psu-id", subjectOf(flow, user)),
+      subject: subjectOf(flow, user),
     });
-    return redirect(started.url);
+    return redirect(url);
   } catch (error) {
     log.warn("banks.start_failed", { error });
     await countFlowFailure(flow.id, "bank_unavailable");
