@@ -3,6 +3,7 @@ import type { BrandingRecordWire } from "./schemas";
 import { isLocale, locales, type Locale } from "../i18n/locales";
 import { normalizeNameText } from "./names";
 import type { FieldViolation, ViolationCode } from "./violations";
+import { BRANDING_FIELDS, isHexColor, type BrandingField } from "./branding-rules";
 
 /**
  * The branding record a partner writes (docs/protocol.md#branding, docs/protocol.md#partner-endpoints): the whole record at
@@ -10,18 +11,7 @@ import type { FieldViolation, ViolationCode } from "./violations";
  * named with its field so the dashboard can show it next to the input.
  */
 
-export const BRANDING_FIELDS = [
-  "displayName",
-  "logoUrl",
-  "accentColor",
-  "supportUrl",
-  "termsUrl",
-  "privacyUrl",
-  "purpose",
-  "defaultLanguage",
-] as const;
-
-export type BrandingField = (typeof BRANDING_FIELDS)[number];
+export { BRANDING_FIELDS, type BrandingField };
 
 /** The record as stored and answered (lib/partners/schemas.ts). */
 export type BrandingRecord = z.infer<typeof BrandingRecordWire>;
@@ -33,7 +23,6 @@ export const MAX_PURPOSE = 280;
 export const MAX_URL = 2048;
 
 const LINE_BREAK = /[\r\n\u2028\u2029\u0085]/;
-const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
 
 /** Characters as a person counts them (code points, not UTF-16 units). */
 const lengthOf = (text: string) => [...text].length;
@@ -102,9 +91,7 @@ function checkField(
     case "purpose":
       return oneLineOfAtMost(value, MAX_PURPOSE);
     case "accentColor":
-      return HEX_COLOR.test(value)
-        ? null
-        : { code: "colour", problem: "must be a colour as #rrggbb" };
+      return isHexColor(value) ? null : { code: "colour", problem: "must be a colour as #rrggbb" };
     case "defaultLanguage":
       return isLocale(value)
         ? null

@@ -1,6 +1,7 @@
 import type { LogoContentType } from "./logo-fetch";
 import { readableTextOn } from "./contrast";
 import { logoPath } from "./logos";
+import { isHexColor } from "./branding-rules";
 
 /**
  * What the flow screens show of a partner (docs/protocol.md#branding): its display name, logo
@@ -33,8 +34,6 @@ interface BrandingSource {
   purpose: string | null;
 }
 
-const HEX_COLOR = /^#[0-9a-f]{6}$/i;
-
 /** The partner columns toScreenBranding reads, for a query's `select`. */
 export const SCREEN_BRANDING_SELECT = {
   displayName: true,
@@ -52,7 +51,7 @@ export function toScreenBranding(
   clientName: string,
 ): ScreenBranding {
   const accent =
-    partner?.accentColor && HEX_COLOR.test(partner.accentColor) ? partner.accentColor : null;
+    partner?.accentColor && isHexColor(partner.accentColor) ? partner.accentColor : null;
   return {
     name: partner?.displayName || partner?.name || clientName,
     logoUrl:

@@ -5,6 +5,7 @@ import { useMemo } from "react";
 import { locales } from "@/lib/i18n/locales";
 import type { TextField } from "./branding-requests";
 import { FieldErrors } from "./ui/form-alert";
+import { isHexColor } from "@/lib/partners/branding-rules";
 
 /**
  * The branding form's inputs, each with its label, its help and the refused
@@ -17,8 +18,6 @@ interface FieldProps {
   messages: string[] | undefined;
   onChange: (value: string) => void;
 }
-
-const HEX = /^#[0-9a-fA-F]{6}$/;
 
 export function BrandingTextField(
   props: FieldProps & { name: TextField; type: string; help?: string },
@@ -96,7 +95,7 @@ export function AccentColorField(props: FieldProps) {
         <input
           type="color"
           aria-label={t("fields.accentPicker")}
-          value={HEX.test(props.value) ? props.value.toLowerCase() : "#1d4ed8"}
+          value={isHexColor(props.value) ? props.value.toLowerCase() : "#1d4ed8"}
           onChange={(event) => props.onChange(event.target.value)}
         />
       </div>

@@ -3,8 +3,7 @@
 import { useTranslations } from "next-intl";
 import { useEffect, useRef } from "react";
 import { readableTextOn } from "@/lib/partners/contrast";
-
-const HEX = /^#[0-9a-fA-F]{6}$/;
+import { isHexColor } from "@/lib/partners/branding-rules";
 
 /**
  * The consent screen as a user would see it with these values (colours set
@@ -21,7 +20,7 @@ export function BrandingPreview(props: {
   const consent = useTranslations("Consent");
   const ref = useRef<HTMLElement>(null);
   const name = props.displayName.trim() || props.fallbackName;
-  const accent = HEX.test(props.accentColor) ? props.accentColor : null;
+  const accent = isHexColor(props.accentColor) ? props.accentColor : null;
   useEffect(() => {
     const element = ref.current;
     if (!element) return;

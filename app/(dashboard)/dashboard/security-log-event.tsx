@@ -3,6 +3,7 @@
 import { useTranslations } from "next-intl";
 import type { ReactNode } from "react";
 import { DateTime, useDateTime } from "@/app/_components/date-time";
+import { BRANDING_FIELDS } from "@/lib/partners/branding-rules";
 import type { Actor, AuditEvent } from "./security-log-requests";
 
 /**
@@ -45,17 +46,6 @@ const REVOCATION_TEXT: Record<
   user_ended_access: "byUser",
   user_deleted: "byUserDeleted",
 };
-
-const BRANDING_FIELDS = [
-  "displayName",
-  "logoUrl",
-  "accentColor",
-  "supportUrl",
-  "termsUrl",
-  "privacyUrl",
-  "purpose",
-  "defaultLanguage",
-] as const;
 
 const text = (value: unknown) => (typeof value === "string" ? value : "");
 const list = (value: unknown) => (Array.isArray(value) ? value.map(text).filter(Boolean) : []);
