@@ -1,8 +1,9 @@
-import type { z } from "zod";
+import { z } from "zod";
 import type { BrandingRecordWire } from "./schemas";
 import { isLocale, locales, type Locale } from "../i18n/locales";
 import { normalizeNameText } from "./names";
 import type { FieldViolation, ViolationCode } from "./violations";
+import { fieldViolations, refuse, type BodyDescription } from "./field-violations";
 import { BRANDING_FIELDS, isHexColor, type BrandingField } from "./branding-rules";
 
 /**
@@ -130,65 +131,59 @@ function normalized(field: BrandingField, value: string): string {
 export type BrandingParse =
   { ok: true; record: BrandingRecord } | { ok: false; violations: BrandingViolation[] };
 
+type BrandingOptions = { registeredDomain: string | null; keepLogoPath?: string | null };
+
 /**
- * Validates a PUT body. `keepLogoPath` is the path the partner's current logo
- * is served from: sending it back (as GET /api/partner/me shows it) keeps the
- * logo rather than being refused as a non-https URL.
+ * One field of the record: a string or null; trimmed, blank clearing it;
+ * otherwise held to its rule and stored in its normal form.
  */
-export function parseBrandingRecord(
-  body: unknown,
-  options: { registeredDomain: string | null; keepLogoPath?: string | null },
-): BrandingParse {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    return {
-      ok: false,
-      violations: [{ field: "body", code: "invalid_body", message: "must be a JSON object" }],
-    };
+function brandingValue(field: BrandingField, options: BrandingOptions) {
+  return z
+    .string({ error: `${field} must be a string or null` })
+    .nullish()
+    .transform((raw, ctx): string | null => {
+      const value = raw?.trim() ?? "";
+      if (value === "") return null;
+      if (field === "logoUrl" && options.keepLogoPath && value === options.keepLogoPath) {
+        return value;
+      }
+      const problem = checkField(field, value, options);
+      if (!problem) return normalized(field, value);
+      refuse(ctx, problem.code, `${field} ${problem.problem}`);
+      return z.NEVER;
+    });
+}
+
+/**
+ * The PUT body's schema: every branding field optional, no other key.
+ * `keepLogoPath` is the path the partner's current logo is served from:
+ * sending it back (as GET /api/partner/me shows it) keeps the logo rather
+ * than being refused as a non-https URL.
+ */
+export function brandingRecordBody(options: BrandingOptions) {
+  const shape = Object.fromEntries(
+    BRANDING_FIELDS.map((field) => [field, brandingValue(field, options)]),
+  ) as Record<BrandingField, ReturnType<typeof brandingValue>>;
+  return z.strictObject(shape, {
+    error: (issue) => (issue.code === "invalid_type" ? "must be a JSON object" : undefined),
+  });
+}
+
+const BRANDING_BODY: BodyDescription = {
+  noun: "branding",
+  fields: BRANDING_FIELDS,
+  missingIsRequired: false,
+};
+
+/** Validates a PUT body (see brandingRecordBody). */
+export function parseBrandingRecord(body: unknown, options: BrandingOptions): BrandingParse {
+  const parsed = brandingRecordBody(options).safeParse(body, { reportInput: true });
+  if (!parsed.success) {
+    return { ok: false, violations: fieldViolations(parsed.error.issues, BRANDING_BODY) };
   }
-  const violations: BrandingViolation[] = [];
-  for (const key of Object.keys(body)) {
-    if (!(BRANDING_FIELDS as readonly string[]).includes(key)) {
-      violations.push({
-        field: key,
-        code: "unknown_field",
-        message: `${key} is not a branding field (${BRANDING_FIELDS.join(", ")})`,
-      });
-    }
-  }
-  const record: Record<BrandingField, string | null> = {
-    displayName: null,
-    logoUrl: null,
-    accentColor: null,
-    supportUrl: null,
-    termsUrl: null,
-    privacyUrl: null,
-    purpose: null,
-    defaultLanguage: null,
-  };
-  const input = body as Record<string, unknown>;
-  for (const field of BRANDING_FIELDS) {
-    const raw = input[field];
-    if (raw === undefined || raw === null) continue;
-    if (typeof raw !== "string") {
-      violations.push({
-        field,
-        code: "invalid_type",
-        message: `${field} must be a string or null`,
-      });
-      continue;
-    }
-    const value = raw.trim();
-    if (value === "") continue;
-    if (field === "logoUrl" && options.keepLogoPath && value === options.keepLogoPath) {
-      record.logoUrl = value;
-      continue;
-    }
-    const problem = checkField(field, value, options);
-    if (problem) {
-      violations.push({ field, code: problem.code, message: `${field} ${problem.problem}` });
-    } else record[field] = normalized(field, value);
-  }
-  if (violations.length > 0) return { ok: false, violations };
+  const record = Object.fromEntries(
+    BRANDING_FIELDS.map((field) => [field, parsed.data[field] ?? null]),
+  ) as Record<BrandingField, string | null>;
   return {
     ok: true,
     record: { ...record, defaultLanguage: record.defaultLanguage as Locale | null },
