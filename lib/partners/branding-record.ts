@@ -3,7 +3,7 @@ import type { BrandingRecordWire } from "./schemas";
 import { isLocale, locales, type Locale } from "../i18n/locales";
 import { normalizeNameText } from "./names";
 import type { FieldViolation, ViolationCode } from "./violations";
-import { fieldViolations, refuse, type BodyDescription } from "./field-violations";
+import { fieldViolations, addViolation, type BodyDescription } from "./field-violations";
 import { BRANDING_FIELDS, isHexColor, type BrandingField } from "./branding-rules";
 
 /**
@@ -42,18 +42,25 @@ type Problem = { code: ViolationCode; problem: string };
  * stored, answered and used.
  */
 export function parseBrandingUrl(text: string): UrlParse {
-  const refuse = (code: ViolationCode, problem: string): UrlParse => ({ ok: false, code, problem });
-  if (text.length > MAX_URL) return refuse("too_long", `must be at most ${MAX_URL} characters`);
+  const addViolation = (code: ViolationCode, problem: string): UrlParse => ({
+    ok: false,
+    code,
+    problem,
+  });
+  if (text.length > MAX_URL)
+    return addViolation("too_long", `must be at most ${MAX_URL} characters`);
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    return refuse("https_url", "must be an absolute https:// URL");
+    return addViolation("https_url", "must be an absolute https:// URL");
   }
-  if (url.protocol !== "https:") return refuse("https_url", "must be an https:// URL");
-  if (url.username || url.password) return refuse("credentials", "must not contain credentials");
-  if (text.includes("#")) return refuse("fragment", "must not contain a fragment (#…)");
-  if (url.href.length > MAX_URL) return refuse("too_long", `must be at most ${MAX_URL} characters`);
+  if (url.protocol !== "https:") return addViolation("https_url", "must be an https:// URL");
+  if (url.username || url.password)
+    return addViolation("credentials", "must not contain credentials");
+  if (text.includes("#")) return addViolation("fragment", "must not contain a fragment (#…)");
+  if (url.href.length > MAX_URL)
+    return addViolation("too_long", `must be at most ${MAX_URL} characters`);
   return { ok: true, url: url.href };
 }
 
@@ -149,7 +156,7 @@ function brandingValue(field: BrandingField, options: BrandingOptions) {
       }
       const problem = checkField(field, value, options);
       if (!problem) return normalized(field, value);
-      refuse(ctx, problem.code, `${field} ${problem.problem}`);
+      addViolation(ctx, problem.code, `${field} ${problem.problem}`);
       return z.NEVER;
     });
 }

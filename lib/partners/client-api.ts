@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 import type { ClientWire, NewClientWire, RotatedSecretWire } from "./schemas";
 import { ownerAudit } from "../audit/context";
 import type { AuditContext } from "../audit/events";
@@ -21,6 +21,7 @@ import { authenticateOwner } from "./owner-session";
 import { parseRedirectUris, type RedirectUriProblem } from "./redirect-uris";
 import { readJsonBody } from "../http/body-limits";
 import type { FieldViolation } from "./violations";
+import { addViolation, fieldViolations, type BodyDescription } from "./field-violations";
 
 /**
  * The partner dashboard's Connect-client management (the owner's interactive
@@ -39,8 +40,6 @@ import type { FieldViolation } from "./violations";
 
 /** Client names on the dashboard: one line, like the branding display name. */
 export const MAX_CLIENT_NAME = 80;
-
-const CLIENT_FIELDS = ["name", "redirectUris"] as const;
 
 export type ClientMetadataViolation = FieldViolation;
 
@@ -82,95 +81,75 @@ const invalidClientMetadata = (violations: ClientMetadataViolation[]) =>
 /** Characters as a person counts them (code points, not UTF-16 units). */
 const lengthOf = (text: string) => [...text].length;
 
-function checkName(raw: unknown): { name: string } | ClientMetadataViolation {
-  const refuse = (code: FieldViolation["code"], message: string) => ({
-    field: "name",
-    code,
-    message,
-  });
-  if (typeof raw !== "string") return refuse("invalid_type", "name must be a string");
-  // Normalized like a partner's name (lib/partners/names.ts): NFKC, one space
-  // between words, no control or invisible characters.
+/** A client's name: normalized like a partner's name (lib/partners/names.ts), one line, at most MAX_CLIENT_NAME. */
+const clientName = z.string({ error: "name must be a string" }).transform((raw, ctx) => {
+  // NFKC, one space between words, no control or invisible characters.
   const normalized = normalizeNameText(raw);
   const name = normalized.ok ? normalized.text : raw.trim();
-  if (name === "") return refuse("required", "name must not be empty");
-  if (lengthOf(name) > MAX_CLIENT_NAME) {
-    return refuse("too_long", `name must be at most ${MAX_CLIENT_NAME} characters`);
-  }
-  if (!normalized.ok) return refuse(normalized.code, `name ${normalized.problem}`);
-  return { name };
-}
+  if (name === "") addViolation(ctx, "required", "name must not be empty");
+  else if (lengthOf(name) > MAX_CLIENT_NAME) {
+    addViolation(ctx, "too_long", `name must be at most ${MAX_CLIENT_NAME} characters`);
+  } else if (!normalized.ok) addViolation(ctx, normalized.code, `name ${normalized.problem}`);
+  else return name;
+  return z.NEVER;
+});
 
-/** The form field a redirect URI problem (docs/protocol.md#redirect-uris) belongs to: the list, or the offending entry. */
-function redirectUriField(list: readonly string[], problem: RedirectUriProblem): string {
-  const listRules: RedirectUriProblem["rule"][] = ["required", "too_many", "duplicate"];
-  if (problem.uri === null || listRules.includes(problem.rule)) return "redirectUris";
-  return `redirectUris[${list.indexOf(problem.uri)}]`;
-}
+const NOT_A_LIST = "redirectUris must be an array of strings";
 
-function checkRedirectUris(raw: unknown): { redirectUris: string[] } | ClientMetadataViolation[] {
-  if (!Array.isArray(raw) || !raw.every((uri) => typeof uri === "string")) {
-    return [
-      {
-        field: "redirectUris",
-        code: "invalid_type",
-        message: "redirectUris must be an array of strings",
-      },
-    ];
+/**
+ * The redirect URIs (docs/protocol.md#redirect-uris), each problem with the
+ * rule's own sentence (lib/partners/redirect-uris.ts), on the list or on the
+ * offending entry (`redirectUris[i]`).
+ */
+const clientRedirectUris = z.array(z.unknown(), { error: NOT_A_LIST }).transform((raw, ctx) => {
+  if (!raw.every((uri) => typeof uri === "string")) {
+    addViolation(ctx, "invalid_type", NOT_A_LIST);
+    return z.NEVER;
   }
   const list = raw as string[];
-  // The redirect URI rules (docs/protocol.md#redirect-uris), with the rule's own sentence (lib/partners/redirect-uris.ts).
   const result = parseRedirectUris(list);
-  if (result.success) return { redirectUris: result.data };
-  return result.problems.map((problem) => ({
-    field: redirectUriField(list, problem),
-    code: problem.rule,
-    message: problem.message,
-  }));
-}
+  if (result.success) return result.data;
+  const listRules: RedirectUriProblem["rule"][] = ["required", "too_many", "duplicate"];
+  for (const problem of result.problems) {
+    const entry = problem.uri === null ? -1 : list.indexOf(problem.uri);
+    const onList = entry < 0 || listRules.includes(problem.rule);
+    addViolation(ctx, problem.rule, problem.message, onList ? [] : [entry]);
+  }
+  return z.NEVER;
+});
 
 /**
  * A create (every field required) or update (every field optional) body.
  * Unknown fields are refused so a typo is not silently ignored.
  */
+export function clientMetadataBody(mode: "create" | "update") {
+  const notAnObject = {
+    error: (issue: { code: string }) =>
+      issue.code === "invalid_type" ? "the body must be a JSON object" : undefined,
+  };
+  return mode === "create"
+    ? z.strictObject({ name: clientName, redirectUris: clientRedirectUris }, notAnObject)
+    : z.strictObject(
+        { name: clientName.optional(), redirectUris: clientRedirectUris.optional() },
+        notAnObject,
+      );
+}
+
+const CLIENT_BODY: BodyDescription = {
+  noun: "client",
+  fields: ["name", "redirectUris"],
+  missingIsRequired: true,
+};
+
 export function parseClientMetadata(body: unknown, mode: "create" | "update"): MetadataParse {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    return {
-      ok: false,
-      violations: [
-        { field: "body", code: "invalid_body", message: "the body must be a JSON object" },
-      ],
-    };
-  }
-  const input = body as Record<string, unknown>;
-  const violations: ClientMetadataViolation[] = [];
-  for (const key of Object.keys(input)) {
-    if (!(CLIENT_FIELDS as readonly string[]).includes(key)) {
-      violations.push({
-        field: key,
-        code: "unknown_field",
-        message: `${key} is not a client field (${CLIENT_FIELDS.join(", ")})`,
-      });
-    }
+  const parsed = clientMetadataBody(mode).safeParse(body, { reportInput: true });
+  if (!parsed.success) {
+    return { ok: false, violations: fieldViolations(parsed.error.issues, CLIENT_BODY) };
   }
   const metadata: ClientMetadata = {};
-  for (const field of CLIENT_FIELDS) {
-    if (input[field] !== undefined) continue;
-    if (mode === "create") {
-      violations.push({ field, code: "required", message: `${field} is required` });
-    }
-  }
-  if (input.name !== undefined) {
-    const checked = checkName(input.name);
-    if ("name" in checked) metadata.name = checked.name;
-    else violations.push(checked);
-  }
-  if (input.redirectUris !== undefined) {
-    const checked = checkRedirectUris(input.redirectUris);
-    if (Array.isArray(checked)) violations.push(...checked);
-    else metadata.redirectUris = checked.redirectUris;
-  }
-  return violations.length > 0 ? { ok: false, violations } : { ok: true, metadata };
+  if (parsed.data.name !== undefined) metadata.name = parsed.data.name;
+  if (parsed.data.redirectUris !== undefined) metadata.redirectUris = parsed.data.redirectUris;
+  return { ok: true, metadata };
 }
 
 /** The JSON body; undefined (refused as not an object) when oversized or malformed. */

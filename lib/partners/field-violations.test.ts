@@ -1,17 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { fieldViolations, refuse } from "./field-violations";
+import { fieldViolations, addViolation } from "./field-violations";
 
 const body = z.strictObject(
   {
     name: z.string({ error: "name must be a string" }).transform((value, ctx) => {
       if (value.length <= 3) return value;
-      refuse(ctx, "too_long", "name must be at most 3 characters");
+      addViolation(ctx, "too_long", "name must be at most 3 characters");
       return z.NEVER;
     }),
     uris: z.array(z.string()).superRefine((list, ctx) => {
       list.forEach((uri, index) => {
-        if (uri.includes("#")) refuse(ctx, "fragment", "uri must not contain #", [index]);
+        if (uri.includes("#")) addViolation(ctx, "fragment", "uri must not contain #", [index]);
       });
     }),
   },

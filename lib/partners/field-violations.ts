@@ -11,7 +11,7 @@ import type { FieldViolation, ViolationCode } from "./violations";
  * - the body itself not an object: `invalid_body` on `body`;
  * - a required key missing (when the body has required keys): `required`;
  * - a value of the wrong type: `invalid_type`;
- * - a broken rule: the code the rule put in the issue's params (see `refuse`).
+ * - a broken rule: the code the rule put in the issue's params (see `addViolation`).
  *
  * Unknown keys come first, then missing ones, then the rest in the schema's
  * field order.
@@ -27,7 +27,7 @@ export interface BodyDescription {
 }
 
 /** Adds a broken rule's issue in a transform or refinement: its code and whole message. */
-export function refuse(
+export function addViolation(
   ctx: Pick<z.RefinementCtx, "addIssue">,
   code: ViolationCode,
   message: string,
@@ -45,42 +45,41 @@ function fieldOf(path: readonly PropertyKey[]): string {
     .join("");
 }
 
-const RANK: Partial<Record<ViolationCode, number>> = { unknown_field: 0, required: 1 };
-
 /** Parse with `{ reportInput: true }` so a missing key can be told from a wrong value. */
 export function fieldViolations(
   issues: readonly z.core.$ZodIssue[],
   body: BodyDescription,
 ): FieldViolation[] {
-  const violations: FieldViolation[] = [];
+  // Unknown keys rank 0, missing keys 1, the rest 2.
+  const ranked: { violation: FieldViolation; rank: number }[] = [];
+  const push = (rank: number, violation: FieldViolation) => ranked.push({ violation, rank });
   for (const issue of issues) {
     const field = fieldOf(issue.path);
     if (issue.code === "unrecognized_keys") {
       for (const key of issue.keys) {
-        violations.push({
+        push(0, {
           field: fieldOf([...issue.path, key]),
           code: "unknown_field",
           message: `${key} is not a ${body.noun} field (${body.fields.join(", ")})`,
         });
       }
     } else if (issue.path.length === 0) {
-      violations.push({ field: "body", code: "invalid_body", message: issue.message });
+      push(2, { field: "body", code: "invalid_body", message: issue.message });
     } else if (issue.code === "custom") {
       const code = (issue.params as { code?: ViolationCode } | undefined)?.code ?? "invalid_type";
-      violations.push({ field, code, message: issue.message });
+      push(2, { field, code, message: issue.message });
     } else if (
       issue.code === "invalid_type" &&
       issue.input === undefined &&
       body.missingIsRequired
     ) {
-      violations.push({ field, code: "required", message: `${field} is required` });
+      push(1, { field, code: "required", message: `${field} is required` });
     } else {
-      violations.push({ field, code: "invalid_type", message: issue.message });
+      push(2, { field, code: "invalid_type", message: issue.message });
     }
   }
-  const rank = (violation: FieldViolation) => RANK[violation.code] ?? 2;
-  return violations
-    .map((violation, index) => ({ violation, index }))
-    .sort((a, b) => rank(a.violation) - rank(b.violation) || a.index - b.index)
+  return ranked
+    .map((entry, index) => ({ ...entry, index }))
+    .sort((a, b) => a.rank - b.rank || a.index - b.index)
     .map(({ violation }) => violation);
 }
