@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { locales } from "../i18n/locales";
+import { addViolation } from "./field-violations";
+import { checkName, MAX_NAME_LENGTH } from "./names";
 
 /**
  * The partner and dashboard endpoints' JSON bodies (docs/protocol.md#partner-endpoints,
@@ -89,3 +91,29 @@ export const RecipientKeyChallengeWire = z
 export const RecipientKeyInstalledWire = z
   .object({ fingerprint: z.string(), installedAt: z.string() })
   .meta({ id: "RecipientKeyInstalled" });
+
+/**
+ * The sign-up body: `{name}`, normalized and held to the partner name rules
+ * (lib/partners/names.ts). Other keys are ignored.
+ */
+export const SignUpBody = z
+  .object(
+    {
+      name: z
+        .string({ error: "name must be a string" })
+        .transform((raw, ctx) => {
+          const checked = checkName(raw);
+          if (checked.ok) return checked.name;
+          addViolation(ctx, checked.code, `name ${checked.problem}`);
+          return z.NEVER;
+        })
+        .describe(
+          `At most ${MAX_NAME_LENGTH} characters, normalized; refused when it looks like another partner's name`,
+        ),
+    },
+    {
+      error: (issue) =>
+        issue.code === "invalid_type" ? "the body must be a JSON object" : undefined,
+    },
+  )
+  .meta({ id: "SignUp" });

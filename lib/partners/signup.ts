@@ -9,9 +9,10 @@ import { readJsonBody } from "../http/body-limits";
 import { answeringOutages, temporarilyUnavailable } from "../http/outage";
 import { errorJson, privateJson } from "../http/respond";
 import { claimPartnerName, NAME_KEYS_VERSION } from "./name-keys";
-import { checkName } from "./names";
 import { authenticateDashboardUser } from "./owner-session";
 import type { FieldViolation } from "./violations";
+import { fieldViolations, type BodyDescription } from "./field-violations";
+import { SignUpBody } from "./schemas";
 
 /**
  * Self-service sign-up (docs/partner-signup.md): `POST /api/partners` `{name}`
@@ -74,24 +75,22 @@ const invalid = (violation: FieldViolation) =>
     400,
   );
 
+const NOT_AN_OBJECT = "the body must be a JSON object";
+
+const SIGNUP_BODY: BodyDescription = {
+  noun: "sign-up",
+  fields: ["name"],
+  missingIsRequired: false,
+};
+
 /** The request's partner name, or the violation to answer. */
 async function readName(request: Request): Promise<string | FieldViolation> {
   const read = await readJsonBody(request);
-  if (!read.ok) {
-    return { field: "body", code: "invalid_body", message: "the body must be a JSON object" };
-  }
-  const json = read.value;
-  if (typeof json !== "object" || json === null || Array.isArray(json)) {
-    return { field: "body", code: "invalid_body", message: "the body must be a JSON object" };
-  }
-  const raw = (json as { name?: unknown }).name;
-  if (typeof raw !== "string") {
-    return { field: "name", code: "invalid_type", message: "name must be a string" };
-  }
-  const checked = checkName(raw);
-  return checked.ok
-    ? checked.name
-    : { field: "name", code: checked.code, message: `name ${checked.problem}` };
+  if (!read.ok) return { field: "body", code: "invalid_body", message: NOT_AN_OBJECT };
+  const parsed = SignUpBody.safeParse(read.value, { reportInput: true });
+  if (parsed.success) return parsed.data.name;
+  const [violation] = fieldViolations(parsed.error.issues, SIGNUP_BODY);
+  return violation ?? { field: "body", code: "invalid_body", message: NOT_AN_OBJECT };
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   RecipientKeyChallengeWire,
   RecipientKeyInstalledWire,
   RotatedSecretWire,
+  SignUpBody,
 } from "../../partners/schemas";
 import * as examples from "../openapi-examples";
 import {
@@ -133,7 +134,7 @@ export const partnerPaths = {
           "The name is another partner's",
         ),
       },
-      body(openObject({ name: str }), examples.signUpRequestExample),
+      body(SignUpBody, examples.signUpRequestExample),
     ),
   },
   "/api/partner/me": { get: owner("The partner with its branding", { "200": partner }) },
