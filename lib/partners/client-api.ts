@@ -1,5 +1,12 @@
-import { z } from "zod";
-import type { ClientWire, NewClientWire, RotatedSecretWire } from "./schemas";
+import type { z } from "zod";
+import {
+  ClientMetadataBody,
+  MAX_CLIENT_NAME,
+  NewClientMetadataBody,
+  type ClientWire,
+  type NewClientWire,
+  type RotatedSecretWire,
+} from "./schemas";
 import { ownerAudit } from "../audit/context";
 import type { AuditContext } from "../audit/events";
 import { db } from "../db/client";
@@ -16,12 +23,10 @@ import {
   type ClientSummary,
 } from "./clients";
 import { PartnerError, type PartnerErrorCode } from "./errors";
-import { normalizeNameText } from "./names";
 import { authenticateOwner } from "./owner-session";
-import { parseRedirectUris, type RedirectUriProblem } from "./redirect-uris";
 import { readJsonBody } from "../http/body-limits";
 import type { FieldViolation } from "./violations";
-import { addViolation, fieldViolations, type BodyDescription } from "./field-violations";
+import { fieldViolations, type BodyDescription } from "./field-violations";
 
 /**
  * The partner dashboard's Connect-client management (the owner's interactive
@@ -38,8 +43,7 @@ import { addViolation, fieldViolations, type BodyDescription } from "./field-vio
  * touched: every lookup and write is scoped to the owner's partner.
  */
 
-/** Client names on the dashboard: one line, like the branding display name. */
-export const MAX_CLIENT_NAME = 80;
+export { MAX_CLIENT_NAME };
 
 export type ClientMetadataViolation = FieldViolation;
 
@@ -78,62 +82,13 @@ const invalidClientMetadata = (violations: ClientMetadataViolation[]) =>
     400,
   );
 
-/** Characters as a person counts them (code points, not UTF-16 units). */
-const lengthOf = (text: string) => [...text].length;
-
-/** A client's name: normalized like a partner's name (lib/partners/names.ts), one line, at most MAX_CLIENT_NAME. */
-const clientName = z.string({ error: "name must be a string" }).transform((raw, ctx) => {
-  // NFKC, one space between words, no control or invisible characters.
-  const normalized = normalizeNameText(raw);
-  const name = normalized.ok ? normalized.text : raw.trim();
-  if (name === "") addViolation(ctx, "required", "name must not be empty");
-  else if (lengthOf(name) > MAX_CLIENT_NAME) {
-    addViolation(ctx, "too_long", `name must be at most ${MAX_CLIENT_NAME} characters`);
-  } else if (!normalized.ok) addViolation(ctx, normalized.code, `name ${normalized.problem}`);
-  else return name;
-  return z.NEVER;
-});
-
-const NOT_A_LIST = "redirectUris must be an array of strings";
-
 /**
- * The redirect URIs (docs/protocol.md#redirect-uris), each problem with the
- * rule's own sentence (lib/partners/redirect-uris.ts), on the list or on the
- * offending entry (`redirectUris[i]`).
+ * A create (every field required) or update (every field optional) body
+ * (lib/partners/schemas.ts). Unknown fields are refused so a typo is not
+ * silently ignored.
  */
-const clientRedirectUris = z.array(z.unknown(), { error: NOT_A_LIST }).transform((raw, ctx) => {
-  if (!raw.every((uri) => typeof uri === "string")) {
-    addViolation(ctx, "invalid_type", NOT_A_LIST);
-    return z.NEVER;
-  }
-  const list = raw as string[];
-  const result = parseRedirectUris(list);
-  if (result.success) return result.data;
-  const listRules: RedirectUriProblem["rule"][] = ["required", "too_many", "duplicate"];
-  for (const problem of result.problems) {
-    const entry = problem.uri === null ? -1 : list.indexOf(problem.uri);
-    const onList = entry < 0 || listRules.includes(problem.rule);
-    addViolation(ctx, problem.rule, problem.message, onList ? [] : [entry]);
-  }
-  return z.NEVER;
-});
-
-/**
- * A create (every field required) or update (every field optional) body.
- * Unknown fields are refused so a typo is not silently ignored.
- */
-export function clientMetadataBody(mode: "create" | "update") {
-  const notAnObject = {
-    error: (issue: { code: string }) =>
-      issue.code === "invalid_type" ? "the body must be a JSON object" : undefined,
-  };
-  return mode === "create"
-    ? z.strictObject({ name: clientName, redirectUris: clientRedirectUris }, notAnObject)
-    : z.strictObject(
-        { name: clientName.optional(), redirectUris: clientRedirectUris.optional() },
-        notAnObject,
-      );
-}
+export const clientMetadataBody = (mode: "create" | "update") =>
+  mode === "create" ? NewClientMetadataBody : ClientMetadataBody;
 
 const CLIENT_BODY: BodyDescription = {
   noun: "client",

@@ -6,6 +6,7 @@ import {
   ClientBrandingWire,
   ClientMetadataBody,
   ClientWire,
+  NewClientMetadataBody,
   NewClientWire,
   PartnerWire,
   RecipientKeyChallengeWire,
@@ -21,6 +22,7 @@ import {
   jsonBody,
   noBody,
   openObject,
+  openObjects,
   ownerSession,
   param,
   pathId,
@@ -57,6 +59,9 @@ export const body = (schema: z.ZodType, example: unknown) => ({
 });
 const clientId = { requestParams: { path: z.object({ clientId: pathId("obc_… client id") }) } };
 const optional = (schema: z.ZodType, description: string) => param(schema.optional(), description);
+
+// Sign-up ignores keys other than `name`.
+openObjects.add(SignUpBody);
 
 const install = {
   put: owner(
@@ -196,7 +201,7 @@ export const partnerPaths = {
         "201": json(NewClientWire, examples.newClientExample),
         "400": error("invalid_client_metadata", "invalid_client_metadata"),
       },
-      body(ClientMetadataBody, examples.clientMetadataExample),
+      body(NewClientMetadataBody, examples.clientMetadataExample),
     ),
   },
   "/api/partner/clients/{clientId}": {
