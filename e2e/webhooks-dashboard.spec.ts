@@ -18,7 +18,7 @@ import { recordSecret } from "./support/secrets-seen";
  * service refuses is named next to the field, the signing secret is shown
  * once, a test event reaches a receiver on this machine, signed so that a
  * maintained Standard Webhooks library verifies it, and the delivery is
- * listed with its status and answer. The server runs with
+ * listed with its status and answer. The journeys' server sets
  * WEBHOOKS_ALLOW_LOOPBACK=true (a local run: ISSUER is a loopback address),
  * so http://127.0.0.1 is accepted; every other private address stays refused.
  *
@@ -55,8 +55,10 @@ async function startReceiver(): Promise<{ url: string; received: Received[]; ser
 
 /** Attempts every pending delivery to `url`, as the webhook worker does; answers how many. */
 async function deliverPending(url: string): Promise<number> {
-  // The worker's address rules read ISSUER: a loopback origin allows a loopback receiver.
+  // The worker's address rules allow a loopback receiver only where ISSUER is a loopback
+  // origin and the run asks for it, as the journeys' server does (e2e/support/server.ts).
   setSetting("ISSUER", E2E_ORIGIN);
+  setSetting("WEBHOOKS_ALLOW_LOOPBACK", "true");
   const pending = await db().webhookDelivery.findMany({
     where: { status: "pending", endpoint: { url } },
     select: { id: true },

@@ -50,6 +50,8 @@ async function main() {
   resetSecretsSeen();
   setSetting("LOCAL_ONLY", "true");
   setSetting("ISSUER", E2E_ORIGIN);
+  // The webhook journey's receiver listens on this machine: a loopback ISSUER may allow it.
+  setSetting("WEBHOOKS_ALLOW_LOOPBACK", "true");
   const database = await createTestDatabase("e2e");
   setSetting("DATABASE_URL", database.url);
   publishDatabaseUrl(database.url);
