@@ -1,8 +1,8 @@
 "use client";
 
+import { FormActions } from "./ui/form-actions";
 import { useTranslations } from "next-intl";
 import { useState, type FormEvent, type ReactNode } from "react";
-import { BusyButton } from "./ui/busy-button";
 import { NO_PROBLEMS, useProblems, type Problems } from "./ui/errors";
 import { FieldErrors, FormAlert } from "./ui/form-alert";
 import type { Answer } from "./ui/request";
@@ -103,15 +103,14 @@ export function ClientForm(props: {
         </span>
         <FieldErrors id={id("redirectUris-problem")} messages={problems.fields.redirectUris} />
       </div>
-      <div className="actions">
-        <BusyButton type="submit" busy={busy} busyLabel={props.busyLabel}>
-          {props.submitLabel}
-        </BusyButton>
+      <FormActions
+        busy={busy}
+        busyLabel={props.busyLabel}
+        submitLabel={props.submitLabel}
+        status={status}
+      >
         {props.children}
-        <span role="status" className="save-status">
-          {status}
-        </span>
-      </div>
+      </FormActions>
     </form>
   );
 }

@@ -1,9 +1,9 @@
 "use client";
 
+import { FormActions } from "../ui/form-actions";
 import { useTranslations } from "next-intl";
 import { useState, type FormEvent, type ReactNode } from "react";
 import { WEBHOOK_EVENT_TYPES } from "@/lib/webhooks/types";
-import { BusyButton } from "../ui/busy-button";
 import { NO_PROBLEMS, useProblems, type Problems } from "../ui/errors";
 import { FieldErrors, FormAlert } from "../ui/form-alert";
 import type { Answer } from "../ui/request";
@@ -123,15 +123,14 @@ export function EndpointForm(props: {
         </ul>
         <FieldErrors id={id("eventTypes-problem")} messages={problems.fields.eventTypes} />
       </fieldset>
-      <div className="actions">
-        <BusyButton type="submit" busy={busy} busyLabel={props.busyLabel}>
-          {props.submitLabel}
-        </BusyButton>
+      <FormActions
+        busy={busy}
+        busyLabel={props.busyLabel}
+        submitLabel={props.submitLabel}
+        status={status}
+      >
         {props.children}
-        <span role="status" className="save-status">
-          {status}
-        </span>
-      </div>
+      </FormActions>
     </form>
   );
 }
