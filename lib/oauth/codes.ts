@@ -81,20 +81,11 @@ interface Consumed {
 }
 
 /**
- * Single use (RFC 6749 §4.1.2; docs/protocol.md#authorization-codes) in one
- * statement, atomic by itself: the code is consumed when it
- * is this client's, unexpired, unconsumed and (when sent) for this redirect
- * URI, whatever the verifier; only when the verifier's S256 matches the
- * stored challenge does the same statement insert the key, link it to the
- * code and record api_key.issued. So the code is consumed before the
- * verifier counts, a wrong verifier burns it, and the key, the link and the
- * event commit together or not at all. Of concurrent redemptions, the
- * update of exactly one finds the code unconsumed; the others wait for its
- * commit, re-check the row and consume nothing.
- *
- * The challenge is public (it travelled in the authorization request), so
- * comparing it in SQL reveals nothing; the verifier itself is hashed here and
- * never sent to the database.
+ * Single use (RFC 6749 §4.1.2; docs/protocol.md#authorization-codes), atomic
+ * in one statement: the code is consumed whatever the verifier (a wrong one
+ * burns it); the key, its link and api_key.issued are written only when the
+ * verifier's S256 matches, together or not at all. Of concurrent redemptions
+ * exactly one finds the code unconsumed. Only the public challenge reaches SQL.
  */
 async function consumeAndMint(
   request: Redemption,
