@@ -7,6 +7,7 @@ import { clientIpOf } from "../http/client-ip";
 import { privateJson } from "../http/respond";
 import { issuePersonalKey, PERSONAL_KEYS_CLIENT } from "../oauth/personal-keys";
 import { readAccountPost, refuse } from "./session";
+import { lockUserRow } from "../db/queries/locks";
 
 /**
  * A person's own keys on My access (docs/own-data.md): the command-line
@@ -47,7 +48,7 @@ export async function handleCreatePersonalKey(request: Request): Promise<Respons
   const now = new Date();
   const issued = await db().$transaction(async (tx) => {
     // One at a time per person, so two tabs cannot both pass the count.
-    await tx.$queryRaw`SELECT 1 FROM "User" WHERE "id" = ${userId}::uuid FOR UPDATE`;
+    await lockUserRow(tx, userId);
     const live = await tx.apiKey.count({
       where: {
         tenant: { userId },

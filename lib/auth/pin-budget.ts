@@ -1,5 +1,6 @@
 import type { Prisma } from "../db/client";
 import { addressKey, clientKey } from "./sign-in-limits";
+import { lockName } from "../db/queries/locks";
 
 /**
  * The PIN's guess budget (docs/sign-in-limits.md has the arithmetic). Each
@@ -58,7 +59,7 @@ type Tx = Prisma.TransactionClient;
  */
 export async function lockPinBudget(tx: Tx, keys: PinBudgetKeys): Promise<void> {
   for (const lock of [`pin-address:${keys.address}`, `pin-client:${keys.client}`]) {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${lock}, 0))`;
+    await lockName(tx, lock);
   }
 }
 

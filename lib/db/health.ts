@@ -1,6 +1,8 @@
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { db } from "./client";
+import { appliedMigrations, ping } from "./queries/health";
+import { queryIn } from "./sql";
 
 /** True when a round trip to the database succeeds within the timeout. */
 export async function isDatabaseReachable(timeoutMs = 2000): Promise<boolean> {
@@ -8,7 +10,9 @@ export async function isDatabaseReachable(timeoutMs = 2000): Promise<boolean> {
   const timeout = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), timeoutMs);
   });
-  const probe = db().$queryRaw`SELECT 1`.then(() => true as const).catch(() => false as const);
+  const probe = queryIn(db(), ping())
+    .then(() => true as const)
+    .catch(() => false as const);
   try {
     return await Promise.race([probe, timeout]);
   } finally {
@@ -41,15 +45,15 @@ function shippedMigrations(): Promise<string[]> {
  */
 export async function pendingMigrations(): Promise<string[]> {
   const names = await shippedMigrations();
-  const applied = await db().$queryRaw<{ migration_name: string }[]>`
-      SELECT migration_name FROM _prisma_migrations
-      WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`.catch((error: unknown) => {
-    // 42P01: no _prisma_migrations table, so nothing was ever applied.
-    if (/42P01|does not exist/.test(String((error as { message?: unknown }).message ?? error))) {
-      return [];
-    }
-    throw error;
-  });
+  const applied = await queryIn<{ migration_name: string }>(db(), appliedMigrations()).catch(
+    (error: unknown) => {
+      // 42P01: no _prisma_migrations table, so nothing was ever applied.
+      if (/42P01|does not exist/.test(String((error as { message?: unknown }).message ?? error))) {
+        return [];
+      }
+      throw error;
+    },
+  );
   const done = new Set(applied.map((row) => row.migration_name));
   return names.filter((name) => !done.has(name));
 }

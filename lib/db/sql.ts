@@ -3,19 +3,29 @@ import pg from "pg";
 import { requestPool } from "./client";
 
 /**
- * Hand-written SQL for the hottest request paths (the API-key check, client
- * authentication, the code redemption, the data reads), where one statement
- * does what a chain of ORM calls does in several round trips. Values are
- * always bound parameters, never spliced into the text:
+ * Hand-written statements (docs/database.md#hand-written-statements): the
+ * one way to write SQL in the product. A statement is written with the `sql`
+ * tag in its aggregate's query module (a `queries.ts`, or a file in a
+ * `queries/` folder) and declared with `statement`, which names it and gives
+ * example arguments; the catalogue test prepares every example against the
+ * migrated schema, so a renamed or misspelled column fails a test by the
+ * statement's name. Only a declared statement can run. Values are always
+ * bound parameters, never spliced into the text:
  *
- *   const rows = await query<{ id: string }>(sql`SELECT "id" FROM "Client" WHERE "id" = ${id}`);
+ *   export const clientName = statement(
+ *     "clients.name",
+ *     (id: string) => sql`SELECT "name" FROM "Client" WHERE "id" = ${id}`,
+ *     [["cli_example"]],
+ *   );
+ *   const row = await queryOne<{ name: string }>(clientName(id));
  *
  * A fragment made with `sql` may be a value of another (an optional filter);
- * its parameters are renumbered. Statements run on the request pool, the
- * same connections Prisma uses, so a busy pool or a database outage fails
- * them exactly as it fails Prisma's (lib/db/faults.ts). Each distinct text is
- * a named prepared statement: PostgreSQL parses and plans it once per
- * connection, which matters on a machine where it shares the CPU.
+ * its parameters are renumbered. `query` runs a statement on the request
+ * pool, the same connections Prisma uses, so a busy pool or a database
+ * outage fails it exactly as it fails Prisma's (lib/db/faults.ts); each
+ * distinct text is a named prepared statement, which PostgreSQL parses and
+ * plans once per connection. `queryIn` and `executeIn` run one inside a
+ * Prisma transaction.
  */
 
 export class SqlFragment {
@@ -103,9 +113,47 @@ function statementName(text: string): string {
   return name;
 }
 
+/** A declared statement with its arguments bound: the only thing the runners below accept. */
+export class Statement {
+  constructor(
+    readonly name: string,
+    readonly fragment: SqlFragment,
+  ) {}
+}
+
+/** A declared statement: its name, how it is built, and arguments that show each of its forms. */
+export interface CatalogueEntry {
+  name: string;
+  build: (...args: never[]) => SqlFragment;
+  examples: readonly (readonly unknown[])[];
+}
+
+const catalogue = new Map<string, CatalogueEntry>();
+
+/**
+ * Declares a hand-written statement. `examples` are arguments for every form
+ * the text can take (each optional part present and absent, one and several
+ * values of a list); the catalogue test prepares each against the schema.
+ */
+export function statement<Args extends unknown[]>(
+  name: string,
+  build: (...args: Args) => SqlFragment,
+  examples: readonly [Args, ...Args[]],
+): (...args: Args) => Statement {
+  catalogue.set(name, { name, build: build as unknown as CatalogueEntry["build"], examples });
+  return (...args: Args) => new Statement(name, build(...args));
+}
+
+/** Every statement declared by the query modules loaded so far. */
+export function declaredStatements(): CatalogueEntry[] {
+  return [...catalogue.values()];
+}
+
 /** Runs one statement on the request pool and returns its rows. */
-export async function query<Row extends object>(fragment: SqlFragment): Promise<Row[]> {
-  const { text, values } = compile(fragment);
+export async function query<Row extends object>(
+  statement: Statement | SqlFragment,
+): Promise<Row[]> {
+  const { text, values } = compile(statement instanceof Statement ? statement.fragment : statement);
   const result = await requestPool().query<Row & pg.QueryResultRow>({
     name: statementName(text),
     text,
@@ -116,6 +164,32 @@ export async function query<Row extends object>(fragment: SqlFragment): Promise<
 }
 
 /** The first row of a statement's result, or null. */
-export async function queryOne<Row extends object>(fragment: SqlFragment): Promise<Row | null> {
-  return (await query<Row>(fragment))[0] ?? null;
+export async function queryOne<Row extends object>(
+  statement: Statement | SqlFragment,
+): Promise<Row | null> {
+  return (await query<Row>(statement))[0] ?? null;
+}
+
+/** What runs a statement inside a Prisma transaction (or on the Prisma client itself). */
+export interface RawRunner {
+  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
+  $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
+}
+
+/**
+ * Runs a statement through Prisma (inside its transaction) and returns its
+ * rows. Prisma reads `bigint` as BigInt and `timestamp` as a Date.
+ */
+export function queryIn<Row extends object>(
+  runner: RawRunner,
+  statement: Statement,
+): Promise<Row[]> {
+  const { text, values } = compile(statement.fragment);
+  return runner.$queryRawUnsafe<Row[]>(text, ...values);
+}
+
+/** Runs a statement through Prisma (inside its transaction) and returns how many rows it changed. */
+export function executeIn(runner: RawRunner, statement: Statement): Promise<number> {
+  const { text, values } = compile(statement.fragment);
+  return runner.$executeRawUnsafe(text, ...values);
 }

@@ -6,6 +6,7 @@ import { db, type Prisma } from "../db/client";
 import { API_KEY_LIFETIME_SECONDS } from "../keys/api-keys";
 import { generateClientSecret, hashClientSecret } from "../keys/client-credentials";
 import { mintApiKey } from "../keys/mint";
+import { lockUserRow } from "../db/queries/locks";
 
 /**
  * Personal keys (docs/own-data.md): API keys a person holds for their own data,
@@ -93,7 +94,7 @@ export async function issuePersonalKey(
   const now = input.now ?? new Date();
   // One issue at a time per person: the first one makes their tenant, which two at once would
   // race for. Taken before the house client's row, always in this order.
-  await tx.$queryRaw`SELECT 1 FROM "User" WHERE "id" = ${input.userId}::uuid FOR UPDATE`;
+  await lockUserRow(tx, input.userId);
   await ensureHouseClient(tx, input.client);
   const user = await tx.user.findUniqueOrThrow({
     where: { id: input.userId },

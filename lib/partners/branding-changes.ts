@@ -1,7 +1,7 @@
 import type { AuditContext } from "../audit/events";
 import { recordBrandingChanged } from "../audit/partners";
 import { db, type Prisma } from "../db/client";
-import { lockPartnerRow } from "../db/locks";
+import { lockPartnerRow } from "../db/queries/locks";
 import { BRANDING_FIELDS, type BrandingField } from "./branding-record";
 import { claimDisplayName, NameTakenError } from "./name-keys";
 import { unknownPartner } from "./partners";

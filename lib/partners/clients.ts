@@ -7,7 +7,7 @@ import {
 import { type AuditContext, SYSTEM_AUDIT } from "../audit/events";
 import { db, Prisma } from "../db/client";
 import { getEnv } from "../env";
-import { lockClientRow } from "../db/locks";
+import { lockClientRow } from "../db/queries/locks";
 import {
   describeClientIdProblem,
   generateClientId,

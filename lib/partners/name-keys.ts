@@ -1,6 +1,6 @@
 import unhomoglyph from "unhomoglyph";
 import { db, type Prisma } from "../db/client";
-import { lockPartnerRow } from "../db/locks";
+import { lockPartnerRow } from "../db/queries/locks";
 import { log } from "../log";
 import { normalizeNameText } from "./names";
 

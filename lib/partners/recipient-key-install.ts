@@ -1,7 +1,7 @@
 import type { AuditContext } from "../audit/events";
 import { recordRecipientKeyInstalled } from "../audit/partners";
 import { db } from "../db/client";
-import { lockPartnerRow } from "../db/locks";
+import { lockPartnerRow } from "../db/queries/locks";
 import { log } from "../log";
 
 /**

@@ -3,7 +3,7 @@ import type { AuditContext } from "../audit/events";
 import { recordPartnerCreated } from "../audit/partners";
 import type { SignedInUser } from "../auth/sessions";
 import { db } from "../db/client";
-import { lockUserRow } from "../db/locks";
+import { lockUserRow } from "../db/queries/locks";
 import { getEnv } from "../env";
 import { readJsonBody } from "../http/body-limits";
 import { answeringOutages, temporarilyUnavailable } from "../http/outage";

@@ -3,6 +3,7 @@ import { recordAuditEvent } from "../audit/record";
 import { db, type Prisma } from "../db/client";
 import { isUuid } from "../db/uuid";
 import { readWrappedKey, wrappedPublicKey, wrapsKey } from "./wrapped-key";
+import { lockUserRow } from "../db/queries/locks";
 
 /**
  * A person's passkeys on "My access" (docs/account.md#passkeys): listed,
@@ -67,7 +68,7 @@ export async function listPasskeys(userId: string): Promise<{
 
 /** Locks the user's row for the rest of the transaction: one change of their passkeys at a time. */
 async function lockUser(tx: Prisma.TransactionClient, userId: string) {
-  await tx.$queryRaw`SELECT 1 FROM "User" WHERE "id" = ${userId}::uuid FOR UPDATE`;
+  await lockUserRow(tx, userId);
   return tx.user.findUniqueOrThrow({
     where: { id: userId },
     select: {

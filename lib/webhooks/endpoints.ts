@@ -17,6 +17,7 @@ import {
   type WebhookEventType,
   type WebhookPayload,
 } from "./types";
+import { lockName } from "../db/queries/locks";
 
 /**
  * A partner's webhook endpoints (docs/events.md), as the dashboard and its
@@ -169,7 +170,7 @@ export async function createEndpoint(
   const key = newSecretBytes();
   const endpoint = await db().$transaction(async (tx) => {
     // One partner's adds one at a time, so the limit holds under concurrent requests.
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`webhook-endpoints:${partnerId}`}))`;
+    await lockName(tx, `webhook-endpoints:${partnerId}`);
     const count = await tx.webhookEndpoint.count({ where: { partnerId } });
     if (count >= MAX_ENDPOINTS_PER_PARTNER) {
       throw new WebhookError(
