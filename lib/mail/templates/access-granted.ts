@@ -1,7 +1,6 @@
 import type { Locale } from "../../i18n/locales";
 import { mailTranslator } from "../../i18n/translate";
-import { escapeHtml } from "../../http/html";
-import { mailButton, mailDocument } from "./html";
+import { composeMail } from "./html";
 import { toOneLine, type RenderedMail } from "./login";
 
 /**
@@ -42,33 +41,11 @@ export async function renderAccessGrantedMail(
 async function renderMail(input: AccessGrantedMailInput): Promise<RenderedMail> {
   const t = await mailTranslator(input.locale);
   const partner = toOneLine(input.partnerName) || t("serviceName");
-  const lines = {
-    subject: t("granted.subject", { partner }),
-    greeting: t("greeting"),
-    intro: t("granted.intro", { partner, service: t("serviceName") }),
-    manage: t("granted.manage"),
-    linkText: t("granted.linkText"),
-    notYou: t("granted.notYou"),
-  };
-  const text = [
-    lines.greeting,
-    "",
-    lines.intro,
-    "",
-    lines.manage,
-    input.accountUrl,
-    "",
-    lines.notYou,
-    "",
-  ].join("\n");
-  const html = mailDocument({
-    locale: input.locale,
-    title: lines.subject,
-    main: `<p>${escapeHtml(lines.greeting)}</p>
-<p>${escapeHtml(lines.intro)}</p>
-<p>${escapeHtml(lines.manage)}</p>
-${mailButton(input.accountUrl, lines.linkText)}
-<p style="color:#4a4a4a">${escapeHtml(lines.notYou)}</p>`,
-  });
-  return { subject: lines.subject, text, html };
+  return composeMail(input.locale, t("granted.subject", { partner }), [
+    t("greeting"),
+    t("granted.intro", { partner, service: t("serviceName") }),
+    t("granted.manage"),
+    { link: input.accountUrl, label: t("granted.linkText") },
+    { note: t("granted.notYou") },
+  ]);
 }

@@ -1,8 +1,7 @@
 import type { Locale } from "../../i18n/locales";
 import { mailTranslator } from "../../i18n/translate";
-import { escapeHtml } from "../../http/html";
 import { formatDateTime } from "../../i18n/date-time";
-import { mailButton, mailDocument } from "./html";
+import { composeMail, type MailBlock } from "./html";
 import { toOneLine, type RenderedMail } from "./login";
 
 /**
@@ -28,25 +27,16 @@ export async function renderAccountChangedMail(
   const t = await mailTranslator(input.locale);
   const service = t("serviceName");
   const subject = t(`${input.change}.subject`, { service });
-  const lines = [
+  const link: MailBlock[] =
+    input.accountUrl && input.change === "keyReplaced"
+      ? [{ link: input.accountUrl, label: t("keyReplaced.linkText") }]
+      : [];
+  return composeMail(input.locale, subject, [
     t("greeting"),
     t(`${input.change}.intro`, { service }),
     t(`${input.change}.notYou`),
-  ];
-  const link =
-    input.accountUrl && input.change === "keyReplaced"
-      ? { url: input.accountUrl, text: t("keyReplaced.linkText") }
-      : null;
-  const text = [...lines.flatMap((line) => [line, ""]), ...(link ? [link.url, ""] : [])].join("\n");
-  const html = mailDocument({
-    locale: input.locale,
-    title: subject,
-    main: [
-      ...lines.map((line) => `<p>${escapeHtml(line)}</p>`),
-      ...(link ? [mailButton(link.url, link.text)] : []),
-    ].join("\n"),
-  });
-  return { subject, text, html };
+    ...link,
+  ]);
 }
 
 export interface PasskeyAddedMailInput {
@@ -70,20 +60,10 @@ export async function renderPasskeyAddedMail(input: PasskeyAddedMailInput): Prom
   const subject = t("passkeyAdded.subject", { service });
   const name = toOneLine(input.passkeyName) || "Passkey";
   const at = formatDateTime(input.locale, input.at, "UTC");
-  const lines = [
+  return composeMail(input.locale, subject, [
     t("greeting"),
     t("passkeyAdded.intro", { service, name, at }),
     t("passkeyAdded.notYou"),
-  ];
-  const linkText = t("passkeyAdded.linkText");
-  const text = [...lines.flatMap((line) => [line, ""]), input.accountUrl, ""].join("\n");
-  const html = mailDocument({
-    locale: input.locale,
-    title: subject,
-    main: [
-      ...lines.map((line) => `<p>${escapeHtml(line)}</p>`),
-      mailButton(input.accountUrl, linkText),
-    ].join("\n"),
-  });
-  return { subject, text, html };
+    { link: input.accountUrl, label: t("passkeyAdded.linkText") },
+  ]);
 }

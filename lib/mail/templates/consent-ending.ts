@@ -1,7 +1,6 @@
 import type { Locale } from "../../i18n/locales";
 import { mailTranslator } from "../../i18n/translate";
-import { escapeHtml } from "../../http/html";
-import { mailButton, mailDocument } from "./html";
+import { composeMail } from "./html";
 import { toOneLine, type RenderedMail } from "./login";
 
 /**
@@ -30,22 +29,11 @@ export async function renderConsentEndingMail(
     timeZone: "UTC",
   }).format(input.validUntil);
   const subject = t("consentEnding.subject", { bank });
-  const lines = [
+  return composeMail(input.locale, subject, [
     t("greeting"),
     t("consentEnding.intro", { bank, date, service }),
     t("consentEnding.renew", { bank }),
-  ];
-  const after = t("consentEnding.after");
-  const linkText = t("consentEnding.linkText");
-  const text = [...lines.flatMap((line) => [line, ""]), input.renewUrl, "", after, ""].join("\n");
-  const html = mailDocument({
-    locale: input.locale,
-    title: subject,
-    main: [
-      ...lines.map((line) => `<p>${escapeHtml(line)}</p>`),
-      mailButton(input.renewUrl, linkText),
-      `<p>${escapeHtml(after)}</p>`,
-    ].join("\n"),
-  });
-  return { subject, text, html };
+    { link: input.renewUrl, label: t("consentEnding.linkText") },
+    t("consentEnding.after"),
+  ]);
 }

@@ -28,3 +28,39 @@ export function mailButton(href: string, label: string): string {
   return `<p><a href="${link}" style="display:inline-block;padding:12px 20px;background:#1a4fd6;color:#ffffff;border-radius:6px;text-decoration:none;font-weight:600">${escapeHtml(label)}</a></p>
 <p style="font-size:14px;word-break:break-all"><a href="${link}" style="color:#1a4fd6">${link}</a></p>`;
 }
+
+/**
+ * A part of a mail: a paragraph, a quieter closing paragraph, a value set
+ * apart (an address the person should recognise), or the call to action.
+ */
+export type MailBlock =
+  string | { note: string } | { code: string } | { link: string; label: string };
+
+/**
+ * A mail made of blocks, as plain text (each block a paragraph, the call to
+ * action as its bare address) and as HTML (escaped, the call to action as a
+ * button), so the two parts always say the same.
+ */
+export function composeMail(
+  locale: string,
+  subject: string,
+  blocks: readonly MailBlock[],
+): { subject: string; text: string; html: string } {
+  const text = blocks.map((block) => {
+    if (typeof block === "string") return block;
+    if ("note" in block) return block.note;
+    if ("code" in block) return block.code;
+    return block.link;
+  });
+  const main = blocks.map((block) => {
+    if (typeof block === "string") return `<p>${escapeHtml(block)}</p>`;
+    if ("note" in block) return `<p style="color:#4a4a4a">${escapeHtml(block.note)}</p>`;
+    if ("code" in block) return `<p><code>${escapeHtml(block.code)}</code></p>`;
+    return mailButton(block.link, block.label);
+  });
+  return {
+    subject,
+    text: `${text.join("\n\n")}\n`,
+    html: mailDocument({ locale, title: subject, main: main.join("\n") }),
+  };
+}

@@ -1,7 +1,6 @@
 import type { Locale } from "../../i18n/locales";
 import { mailTranslator } from "../../i18n/translate";
-import { escapeHtml } from "../../http/html";
-import { mailButton, mailDocument } from "./html";
+import { composeMail } from "./html";
 import { toOneLine, type RenderedMail } from "./login";
 
 /**
@@ -27,35 +26,12 @@ export async function renderWebhookDisabledMail(
   const t = await mailTranslator(input.locale);
   const partner = toOneLine(input.partnerName) || t("serviceName");
   const url = toOneLine(input.url);
-  const lines = {
-    subject: t("webhookDisabled.subject", { partner }),
-    greeting: t("greeting"),
-    intro: t("webhookDisabled.intro", { partner, service: t("serviceName") }),
-    why: t("webhookDisabled.why"),
-    fix: t("webhookDisabled.fix"),
-    linkText: t("webhookDisabled.linkText"),
-  };
-  const text = [
-    lines.greeting,
-    "",
-    lines.intro,
-    url,
-    "",
-    lines.why,
-    "",
-    lines.fix,
-    input.dashboardUrl,
-    "",
-  ].join("\n");
-  const html = mailDocument({
-    locale: input.locale,
-    title: lines.subject,
-    main: `<p>${escapeHtml(lines.greeting)}</p>
-<p>${escapeHtml(lines.intro)}</p>
-<p><code>${escapeHtml(url)}</code></p>
-<p>${escapeHtml(lines.why)}</p>
-<p>${escapeHtml(lines.fix)}</p>
-${mailButton(input.dashboardUrl, lines.linkText)}`,
-  });
-  return { subject: lines.subject, text, html };
+  return composeMail(input.locale, t("webhookDisabled.subject", { partner }), [
+    t("greeting"),
+    t("webhookDisabled.intro", { partner, service: t("serviceName") }),
+    { code: url },
+    t("webhookDisabled.why"),
+    t("webhookDisabled.fix"),
+    { link: input.dashboardUrl, label: t("webhookDisabled.linkText") },
+  ]);
 }
