@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
 # Bank Connect: build once, run as an unprivileged user. The service starts as `npm start`
-# does (tsx scripts/launch.ts start): the custom HTTP server around Next's production build.
+# does (node .next/launcher/launch.cjs start, the launcher `npm run build` compiles): the custom
+# HTTP server around Next's production build.
 # Migrations are a separate one-shot command (compose.yaml runs `npm run db:migrate`).
 
 # Pinned by digest, the version tag beside it for people: a re-pushed tag changes nothing here.
@@ -33,7 +34,8 @@ ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 CHECKPOINT_DISABLE=1 PORT=3000
 RUN groupadd --system --gid 10001 bank \
     && useradd --system --uid 10001 --gid bank --home-dir /app --shell /usr/sbin/nologin bank
 COPY --from=build --chown=root:root /app /app
-# Next writes its image and fetch caches under .next/cache and tsx its compile cache under /tmp;
+# Next writes its image and fetch caches under .next/cache and the migrations' tsx its compile
+# cache under /tmp;
 # nothing else is written, so the root filesystem can be read-only with those two mounted
 # (compose.yaml, deploy/kubernetes). Tests, journeys, benchmarks and docs/ never reach this
 # stage: .dockerignore keeps them out of the build context.
@@ -42,4 +44,4 @@ USER bank
 EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/livez').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "--import", "tsx", "scripts/launch.ts", "start"]
+CMD ["node", ".next/launcher/launch.cjs", "start"]

@@ -1,5 +1,5 @@
-import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
+import { execFile, spawnSync } from "node:child_process";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { childEnv } from "../lib/env";
@@ -26,11 +26,14 @@ const UNCONFIGURED = {
   DATA_DIR: ".data/launch-refusal-never-created",
 };
 
-function start(settings: Record<string, string | undefined>) {
+function start(
+  settings: Record<string, string | undefined>,
+  launcher = ["--import", "tsx", "scripts/launch.ts"],
+) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     execFile(
       process.execPath,
-      ["--import", "tsx", "scripts/launch.ts", "start"],
+      [...launcher, "start"],
       { cwd: REPO_ROOT, env: childEnv(settings), timeout: 60_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
@@ -68,5 +71,40 @@ describe("npm start", () => {
     });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^ {2}- LOCAL_ONLY=true is accepted only with a loopback ISSUER/m);
+  });
+
+  it("runs as `npm run build` compiles it, in plain Node: the same refusals, then no build found", async () => {
+    // A build directory of this test's own, two levels below the checkout as `.next` is.
+    const dist = `.next-launch-test-${process.pid}`;
+    try {
+      const build = spawnSync(process.execPath, ["scripts/build-launcher.mjs"], {
+        cwd: REPO_ROOT,
+        env: childEnv({ NEXT_DIST_DIR: dist }),
+        encoding: "utf8",
+      });
+      expect(build.status, build.stderr).toBe(0);
+      const compiled = [path.join(dist, "launcher", "launch.cjs")];
+      const bundle = readFileSync(path.join(REPO_ROOT, compiled[0]!), "utf8");
+      expect(bundle).not.toMatch(/require\("(tsx|esbuild)[/"]/);
+
+      const refused = await start(UNCONFIGURED, compiled);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/^ {2}- SECRET_KEY /m);
+      expect(refused.stderr).toContain("set LOCAL_ONLY=true");
+
+      const unbuilt = await start(
+        {
+          ...UNCONFIGURED,
+          LOCAL_ONLY: "true",
+          ISSUER: "http://localhost:3999",
+          NEXT_DIST_DIR: dist,
+        },
+        compiled,
+      );
+      expect(unbuilt.stderr).toContain("No production build found: run `npm run build` first.");
+      expect(unbuilt.code).toBe(1);
+    } finally {
+      rmSync(path.join(REPO_ROOT, dist), { recursive: true, force: true });
+    }
   });
 });

@@ -24,7 +24,9 @@ import { DEMO_OWNER_EMAIL, seedDemo, type DemoSeed } from "./lib/seed";
  * `npm start` is a production build: it refuses the development defaults,
  * naming each setting to fix, unless LOCAL_ONLY=true makes it a build for
  * this machine only (docs/production.md). It checks that before anything
- * else, so a refused start leaves nothing behind.
+ * else, so a refused start leaves nothing behind. `npm run dev` runs this file
+ * through tsx; `npm start` runs it as `npm run build` compiles it
+ * (scripts/build-launcher.mjs), with no TypeScript compiler loaded.
  */
 
 type Mode = "dev" | "start";
@@ -126,9 +128,10 @@ async function main() {
     }
     // Next's bundle opens its own pool; this one was only for setting up.
     await disconnectDb();
-    // tsx turns source maps on for the TypeScript it compiles; left on, Node would also read
-    // and keep the source map of every chunk of the production build it loads (docs/operations.md,
-    // "Memory and sizing"). Stack traces then point into the built chunks.
+    // Source maps stay off in production, also when this file runs through tsx (which turns them
+    // on for the TypeScript it compiles): Node would otherwise read and keep the source map of
+    // every chunk of the production build it loads (docs/operations.md, "Memory and sizing").
+    // Stack traces then point into the built chunks.
     if (mode === "start") process.setSourceMapsEnabled(false);
     server = await serveNext({
       dev: mode === "dev",

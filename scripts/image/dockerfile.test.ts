@@ -45,7 +45,7 @@ describe("the image's start, read from the Dockerfile", () => {
 
   it("reads the repository's Dockerfile: npm start's launcher as the unprivileged bank", async () => {
     const image = await readImageStart();
-    expect(image.command).toEqual(["node", "--import", "tsx", "scripts/launch.ts", "start"]);
+    expect(image.command).toEqual(["node", ".next/launcher/launch.cjs", "start"]);
     expect(image.environment.NODE_ENV).toBe("production");
     expect(image.user).toBe("bank");
     expect(image.uid).toBeGreaterThan(0);

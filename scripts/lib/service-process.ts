@@ -59,20 +59,32 @@ export function exitOf(child: ChildProcess): Promise<number> {
   return new Promise((resolve) => child.once("exit", (code) => resolve(code ?? 1)));
 }
 
-/** `next build` unless a build is already there. */
+/** The compiled launcher `npm run build` writes beside Next's build (scripts/build-launcher.mjs). */
+export const launcherFile = () => path.join(REPO_ROOT, distDir(), "launcher", "launch.cjs");
+
+/** `npm run build` (`next build`, then the launcher) unless a build is already there. */
 export async function ensureBuild(
   rebuild: boolean,
   log: (line: string) => void = console.log,
 ): Promise<void> {
-  if (!rebuild && existsSync(path.join(REPO_ROOT, distDir(), "BUILD_ID"))) return;
-  log(`building the service into ${distDir()} (next build)`);
-  const child = spawn(process.execPath, [NEXT_BIN, "build"], {
+  const built = !rebuild && existsSync(path.join(REPO_ROOT, distDir(), "BUILD_ID"));
+  if (!built) {
+    log(`building the service into ${distDir()} (next build)`);
+    await run([NEXT_BIN, "build"], "next build");
+  }
+  if (!built || !existsSync(launcherFile())) {
+    await run([path.join("scripts", "build-launcher.mjs")], "the launcher's build");
+  }
+}
+
+async function run(args: string[], name: string) {
+  const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
     stdio: ["ignore", "inherit", "inherit"],
     env: childEnv({ NEXT_TELEMETRY_DISABLED: "1", CHECKPOINT_DISABLE: "1" }),
   });
   const code = await exitOf(child);
-  if (code !== 0) throw new Error(`next build failed (exit ${code})`);
+  if (code !== 0) throw new Error(`${name} failed (exit ${code})`);
 }
 
 async function waitForHealth(origin: string, child: ChildProcess, timeoutMs: number) {
@@ -124,9 +136,9 @@ export async function startLauncher(options: LauncherOptions): Promise<LauncherP
   await mkdir(dataDir(), { recursive: true });
   const logFile = path.join(dataDir(), `${options.label}-server.log`);
   const logStream = createWriteStream(logFile);
-  // As `npm start` runs it: one process with tsx's loader (tsx's CLI would run it in a child of
-  // its own, and stay alive beside it), with the run's own node flags when it has any.
-  const launcher = [...(options.nodeFlags ?? []), "--import", "tsx", "scripts/launch.ts", "start"];
+  // As `npm start` runs it: the compiled launcher in plain Node, one process, with the run's own
+  // node flags when it has any.
+  const launcher = [...(options.nodeFlags ?? []), launcherFile(), "start"];
   const spawnedAt = performance.now();
   const child = spawn(process.execPath, launcher, {
     cwd: REPO_ROOT,

@@ -66,19 +66,16 @@ describe("the container image and compose files", () => {
     expect(last("USER")).toBe("bank");
     // Liveness, not readiness: a database outage must not restart the container.
     expect(last("HEALTHCHECK")).toContain("/livez");
-    // One process: tsx as a loader of node itself, not its command line, which stays
-    // beside the service as a parent of its own.
-    expect(JSON.parse(last("CMD"))).toEqual([
-      "node",
-      "--import",
-      "tsx",
-      "scripts/launch.ts",
-      "start",
-    ]);
+    // One process: the launcher compiled by `npm run build`, in plain Node (no TypeScript
+    // compiler at run time, nor a command line that stays beside the service as its parent).
+    expect(JSON.parse(last("CMD"))).toEqual(["node", ".next/launcher/launch.cjs", "start"]);
     expect(last("ENV")).toContain("NODE_ENV=production");
     // The same command as `npm start` in package.json.
     const pkg = JSON.parse(read("package.json")) as { scripts: Record<string, string> };
-    expect(pkg.scripts.start).toBe("NODE_ENV=production node --import tsx scripts/launch.ts start");
+    expect(pkg.scripts.start).toBe(
+      "NODE_ENV=production node ${NEXT_DIST_DIR:-.next}/launcher/launch.cjs start",
+    );
+    expect(pkg.scripts.build).toBe("next build && node scripts/build-launcher.mjs");
   });
 
   it("compose.yaml is valid against the Compose Specification schema", () => {
