@@ -6,6 +6,7 @@ import {
   VERIFY_PYTHON_LIBRARY,
   WEBHOOK_PAYLOAD_EXAMPLE,
 } from "@/lib/docs/webhook-snippets";
+import { DocsTable } from "../_components/docs-table";
 import { CodeBlock } from "../_components/code-block";
 
 const HEADERS: [name: string, what: string][] = [
@@ -64,26 +65,13 @@ export default function EventsPage() {
       <h2 id="payload">Payload</h2>
       <p>JSON with ids only: never bank data, names, amounts or addresses.</p>
       <CodeBlock code={WEBHOOK_PAYLOAD_EXAMPLE.trimEnd()} />
-      <div className="table-scroll" tabIndex={0}>
-        <table>
-          <thead>
-            <tr>
-              <th>Header</th>
-              <th>What it is</th>
-            </tr>
-          </thead>
-          <tbody>
-            {HEADERS.map(([name, what]) => (
-              <tr key={name}>
-                <td>
-                  <code>{name}</code>
-                </td>
-                <td>{what}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DocsTable
+        head={["Header", "What it is"]}
+        rows={HEADERS.map(([name, what]) => ({
+          key: name,
+          cells: [<code key="name">{name}</code>, what],
+        }))}
+      />
 
       <h2 id="types">Types</h2>
       <p>
@@ -92,60 +80,34 @@ export default function EventsPage() {
         add the <code>connection_id</code> (the <code>sessionId</code> of the data API) and its{" "}
         <code>account_ids</code>.
       </p>
-      <div className="table-scroll" tabIndex={0}>
-        <table>
-          <thead>
-            <tr>
-              <th>Type</th>
-              <th>When</th>
-              <th>Extra fields</th>
-            </tr>
-          </thead>
-          <tbody>
-            {WEBHOOK_EVENT_DOCS.map((event) => (
-              <tr key={event.type}>
-                <td>
-                  <code>{event.type}</code>
-                </td>
-                <td>{event.description}</td>
-                <td>
-                  {event.fields.length === 0
-                    ? "—"
-                    : event.fields.map((field, index) => (
-                        <span key={field}>
-                          {index > 0 ? ", " : null}
-                          <code>{field}</code>
-                        </span>
-                      ))}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DocsTable
+        head={["Type", "When", "Extra fields"]}
+        rows={WEBHOOK_EVENT_DOCS.map((event) => ({
+          key: event.type,
+          cells: [
+            <code key="type">{event.type}</code>,
+            event.description,
+            event.fields.length === 0
+              ? "—"
+              : event.fields.map((field, index) => (
+                  <span key={field}>
+                    {index > 0 ? ", " : null}
+                    <code>{field}</code>
+                  </span>
+                )),
+          ],
+        }))}
+      />
       <p>
         The <code>reason</code> of <code>access.ended</code>:
       </p>
-      <div className="table-scroll" tabIndex={0}>
-        <table>
-          <thead>
-            <tr>
-              <th>reason</th>
-              <th>What happened</th>
-            </tr>
-          </thead>
-          <tbody>
-            {REASONS.map(([reason, what]) => (
-              <tr key={reason}>
-                <td>
-                  <code>{reason}</code>
-                </td>
-                <td>{what}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DocsTable
+        head={["reason", "What happened"]}
+        rows={REASONS.map(([reason, what]) => ({
+          key: reason,
+          cells: [<code key="reason">{reason}</code>, what],
+        }))}
+      />
 
       <h2 id="verifying-a-signature">Verifying a signature</h2>
       <p>
