@@ -3,7 +3,7 @@
     {
       "target_name": "p256_agree",
       "sources": ["agree.c"],
-      "cflags": ["-O2", "-Wall", "-Wextra"]
+      "cflags": ["-O2", "-Wall", "-Wextra", "-Werror=deprecated-declarations"]
     }
   ]
 }
