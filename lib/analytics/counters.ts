@@ -1,7 +1,7 @@
-import { db, Prisma } from "../db/client";
 import { log } from "../log";
 import { countFlowStep } from "../metrics";
-import { APPROVAL_BUCKETS, MARKS, toEndStep, type FlowEvent, type FlowFailure } from "./events";
+import { MARKS, toEndStep, type FlowEvent, type FlowFailure } from "./events";
+import { markAndCountFlowStep } from "./queries";
 
 /**
  * The flow analytics counters (docs/analytics.md): one function per event,
@@ -15,9 +15,6 @@ import { APPROVAL_BUCKETS, MARKS, toEndStep, type FlowEvent, type FlowFailure } 
  * database is busy) is logged and dropped, and the numbers are a little low.
  */
 
-const BUCKET_ARRAY = Prisma.raw(`ARRAY[${APPROVAL_BUCKETS.join(",")}]::int[]`);
-const LAST_BUCKET = APPROVAL_BUCKETS.at(-1) ?? 3600;
-
 /**
  * Marks `bit` on the flow and, on the first time only, counts `event` for the
  * flow's start hour; an approval also adds to its time bucket. One statement,
@@ -30,38 +27,7 @@ async function countOnce(
   detail: string,
   bit: number,
 ): Promise<void> {
-  const approval =
-    event === "approved"
-      ? Prisma.sql`, timed AS (
-          INSERT INTO "FlowApprovalTime" ("partnerId", "clientId", "hour", "bucket", "count")
-          SELECT "partnerId", "clientId", date_trunc('hour', "startedAt"),
-            coalesce(
-              (SELECT min(bound) FROM unnest(${BUCKET_ARRAY}) AS bound
-                WHERE bound >= extract(epoch FROM "completedAt" - "startedAt")),
-              ${LAST_BUCKET}),
-            1
-          FROM owned WHERE "completedAt" IS NOT NULL
-          ON CONFLICT ("partnerId", "hour", "clientId", "bucket")
-          DO UPDATE SET "count" = "FlowApprovalTime"."count" + 1
-        )`
-      : Prisma.empty;
-  await db().$executeRaw`
-    WITH marked AS (
-      UPDATE "Flow" SET "analyticsMarks" = "analyticsMarks" | ${bit}
-      WHERE "id" = ${flowId}::uuid AND ("analyticsMarks" & ${bit}) = 0
-      RETURNING "clientId", "analyticsStart" AS "startedAt", "completedAt"
-    ), owned AS (
-      SELECT c."partnerId", m."clientId", m."startedAt", m."completedAt"
-      FROM marked m JOIN "Client" c ON c."id" = m."clientId"
-      WHERE c."partnerId" IS NOT NULL
-    ), counted AS (
-      INSERT INTO "FlowStepCount" ("partnerId", "clientId", "hour", "event", "detail", "count")
-      SELECT "partnerId", "clientId", date_trunc('hour', "startedAt"), ${event}, ${detail}, 1
-      FROM owned
-      ON CONFLICT ("partnerId", "hour", "clientId", "event", "detail")
-      DO UPDATE SET "count" = "FlowStepCount"."count" + 1
-    )${approval}
-    SELECT 1`;
+  await markAndCountFlowStep(flowId, event, detail, bit);
 }
 
 async function count(flowId: string, event: FlowEvent, detail: string, bit: number) {
