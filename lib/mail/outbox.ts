@@ -1,8 +1,19 @@
 import { normalizeEmail } from "./address";
 import { db } from "../db/client";
-import { query, sql } from "../db/sql";
 import { log } from "../log";
 import type { Mailer, MailMessage } from "./types";
+
+/** A message as its row stores it (its id and time are the schema's defaults). */
+function toRow(message: MailMessage) {
+  return {
+    to: message.to,
+    subject: message.subject,
+    text: message.text,
+    html: message.html,
+    link: message.link ?? null,
+    code: message.code ?? null,
+  };
+}
 
 /**
  * The local mailer (README.md: development mail stays local): every
@@ -16,11 +27,7 @@ export class OutboxMailer implements Mailer {
   readonly name = "outbox";
 
   async send(message: MailMessage): Promise<void> {
-    await query(
-      sql`INSERT INTO "OutboxMessage" ("id", "to", "subject", "text", "html", "link", "code")
-          VALUES (gen_random_uuid(), ${message.to}, ${message.subject}, ${message.text},
-                  ${message.html}, ${message.link ?? null}, ${message.code ?? null})`,
-    );
+    await db().outboxMessage.create({ data: toRow(message) });
     // Neither the link nor the code is logged, only where to find them (docs/security.md).
     log.info("mail.stored_in_outbox", { read_with: "npm run admin -- mail last --to <address>" });
   }
@@ -28,15 +35,7 @@ export class OutboxMailer implements Mailer {
   /** Every message in one statement. */
   async sendMany(messages: readonly MailMessage[]): Promise<void> {
     if (messages.length === 0) return;
-    const column = (pick: (message: MailMessage) => string | null) => messages.map(pick);
-    await query(
-      sql`INSERT INTO "OutboxMessage" ("id", "to", "subject", "text", "html", "link", "code")
-          SELECT gen_random_uuid(), m."to", m."subject", m."text", m."html", m."link", m."code"
-            FROM unnest(${column((m) => m.to)}::text[], ${column((m) => m.subject)}::text[],
-                        ${column((m) => m.text)}::text[], ${column((m) => m.html)}::text[],
-                        ${column((m) => m.link ?? null)}::text[], ${column((m) => m.code ?? null)}::text[])
-                 AS m("to", "subject", "text", "html", "link", "code")`,
-    );
+    await db().outboxMessage.createMany({ data: messages.map(toRow) });
     log.info("mail.stored_in_outbox", {
       messages: messages.length,
       read_with: "npm run admin -- mail last --to <address>",
