@@ -1,4 +1,3 @@
-import { query, sql } from "../db/sql";
 import { getEnv } from "../env";
 import { defaultLocale, isLocale, type Locale } from "../i18n/locales";
 import { log } from "../log";
@@ -6,21 +5,12 @@ import { deliverMail } from "../jobs/mail";
 import { mailer, type MailMessage } from "../mail";
 import { accountPageUrl } from "../mail/account-link";
 import { renderAccessGrantedMail } from "../mail/templates/access-granted";
+import { findGrantedTenants } from "./queries";
 
 /** One grant to tell a person about: the tenant (person and partner) it was made for. */
 export interface AccessGrant {
   tenantSubject: string;
   partnerId: string | null;
-}
-
-interface GrantedTenant {
-  subject: string;
-  partnerId: string;
-  email: string;
-  userLocale: string | null;
-  partnerName: string;
-  partnerDisplayName: string | null;
-  partnerLanguage: string | null;
 }
 
 /**
@@ -38,12 +28,7 @@ export async function mailAccessGrants(grants: readonly AccessGrant[]): Promise<
   ];
   if (subjects.length === 0) return;
   // Once per batch, of any size: `= ANY` keeps one statement text (see docs/architecture.md).
-  const tenants = await query<GrantedTenant>(
-    sql`SELECT t."subject", t."partnerId", u."email", u."locale" AS "userLocale", p."name" AS "partnerName",
-               p."displayName" AS "partnerDisplayName", p."defaultLanguage" AS "partnerLanguage"
-          FROM "Tenant" t JOIN "User" u ON u."id" = t."userId" JOIN "Partner" p ON p."id" = t."partnerId"
-         WHERE t."subject" = ANY(${subjects}::text[])`,
-  );
+  const tenants = await findGrantedTenants(subjects);
   const mails = await Promise.all(
     tenants.map(async (tenant): Promise<MailMessage> => {
       const locale: Locale = isLocale(tenant.userLocale)

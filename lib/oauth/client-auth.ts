@@ -1,10 +1,6 @@
-import { queryOne, sql } from "../db/sql";
-import {
-  canNameClient,
-  verifyClientSecret,
-  type ClientSecretHashes,
-} from "../keys/client-credentials";
+import { canNameClient, verifyClientSecret } from "../keys/client-credentials";
 import { OAuthError } from "./errors";
+import { findClientForAuthentication } from "./queries";
 
 /**
  * Client authentication for token and revoke (docs/protocol.md#client-authentication, /docs/token):
@@ -93,14 +89,7 @@ export async function authenticateClient(
   now = new Date(),
 ): Promise<AuthenticatedClient> {
   const client = canNameClient(credentials.clientId)
-    ? await queryOne<ClientSecretHashes & AuthenticatedClient>(
-        sql`SELECT c."id", c."partnerId", c."secretHash", c."previousSecretHash",
-                   c."previousSecretExpiresAt",
-                   COALESCE(p."status" = 'suspended', false) AS "partnerSuspended"
-              FROM "Client" c
-              LEFT JOIN "Partner" p ON p."id" = c."partnerId"
-             WHERE c."id" = ${credentials.clientId}`,
-      )
+    ? await findClientForAuthentication(credentials.clientId)
     : null;
   if (!client || !verifyClientSecret(client, credentials.clientSecret, now)) {
     throw new OAuthError("invalid_client", "client authentication failed");

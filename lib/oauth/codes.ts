@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { keyIssuedColumns, recordKeyRevoked } from "../audit/api-keys";
 import { db, type Prisma } from "../db/client";
-import { isOneOf, queryOne, sql } from "../db/sql";
 import { keyedHash, keyedHashCandidates } from "../crypto/keyed-hash";
 import { randomToken } from "../crypto/random";
 import { mintApiKey, type MintedKey } from "../keys/mint";
 import { ENDED_KEY_SELECT, recordAccessEnded, recordAccessGranted } from "../webhooks/producers";
 import { mailAccessGrantedLater } from "./access-mail";
 import { OAuthError } from "./errors";
+import { redeemCodeOnce, type RedeemedCode } from "./queries";
 import { isWellFormedVerifier, toS256Challenge } from "./pkce";
 
 /**
@@ -71,15 +71,6 @@ export interface IssuedKey {
 
 const invalidGrant = () => new OAuthError("invalid_grant", "invalid or expired authorization code");
 
-interface Consumed {
-  /** A key was minted: the verifier matched the code's challenge. */
-  issued: boolean;
-  scope: string;
-  subject: string;
-  /** The partner has an enabled webhook endpoint for `access.granted` (docs/events.md). */
-  heard: boolean;
-}
-
 /**
  * Single use (RFC 6749 §4.1.2; docs/protocol.md#authorization-codes), atomic
  * in one statement: the code is consumed whatever the verifier (a wrong one
@@ -91,7 +82,7 @@ async function consumeAndMint(
   request: Redemption,
   key: MintedKey,
   now: Date,
-): Promise<Consumed | null> {
+): Promise<RedeemedCode | null> {
   const challenge = isWellFormedVerifier(request.codeVerifier)
     ? toS256Challenge(request.codeVerifier)
     : null;
@@ -102,40 +93,21 @@ async function consumeAndMint(
     clientIp: request.clientIp ?? null,
     at: now,
   });
-  const expiresAt = new Date(now.getTime() + key.expiresInSeconds * 1000);
-  return queryOne<Consumed>(sql`
-    WITH consumed AS (
-      UPDATE "AuthorizationCode" c
-         SET "consumedAt" = ${now},
-             "apiKeyId" = CASE WHEN c."codeChallenge" = ${challenge}::text THEN ${key.id}::uuid END
-        FROM "Tenant" t
-       WHERE ${isOneOf(sql`c."codeHash"`, codeHashCandidates(request.code))}
-         AND c."clientId" = ${request.clientId}
-         AND (${request.redirectUri}::text IS NULL OR c."redirectUri" = ${request.redirectUri}::text)
-         AND c."consumedAt" IS NULL
-         AND c."expiresAt" > ${now}
-         AND t."id" = c."tenantId"
-      RETURNING c."apiKeyId", c."tenantId", c."clientId", c."scope", t."subject", t."userId"
-    ), minted AS (
-      INSERT INTO "ApiKey" ("id", "keyHash", "prefix", "tenantId", "clientId", "scope",
-                            "createdAt", "expiresAt")
-      SELECT "apiKeyId", ${key.keyHash}::text, ${key.prefix}::text, "tenantId", "clientId",
-             "scope", ${now}::timestamp, ${expiresAt}::timestamp
-        FROM consumed WHERE "apiKeyId" IS NOT NULL
-    ), recorded AS (
-      INSERT INTO "AuditEvent" ("id", "at", "type", "actorKind", "actorId", "partnerId",
-                                "clientId", "userId", "subject", "clientIp", "details")
-      SELECT ${randomUUID()}::uuid, ${event.at}::timestamp, ${event.type}::text,
-             ${event.actorKind}::"AuditActorKind", ${event.actorId}::text, ${event.partnerId}::uuid,
-             ${event.clientId}::text, "userId", ${event.subject}::text, ${event.clientIp}::text,
-             jsonb_build_object('scope', "scope")
-        FROM consumed WHERE "apiKeyId" IS NOT NULL
-    )
-    SELECT "apiKeyId" IS NOT NULL AS "issued", "scope", "subject",
-           EXISTS (SELECT 1 FROM "WebhookEndpoint" w
-                    WHERE w."partnerId" = ${key.partnerId}::uuid AND w."disabledAt" IS NULL
-                      AND 'access.granted' = ANY (w."eventTypes")) AS "heard"
-      FROM consumed`);
+  return redeemCodeOnce({
+    codeHashes: codeHashCandidates(request.code),
+    clientId: request.clientId,
+    redirectUri: request.redirectUri,
+    challenge,
+    now,
+    key: {
+      id: key.id,
+      keyHash: key.keyHash,
+      prefix: key.prefix,
+      partnerId: key.partnerId,
+      expiresAt: new Date(now.getTime() + key.expiresInSeconds * 1000),
+    },
+    event: { id: randomUUID(), ...event },
+  });
 }
 
 /**
