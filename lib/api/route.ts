@@ -1,5 +1,5 @@
 import { isDatabaseUnavailable, OUTAGE_RETRY_AFTER_SECONDS } from "../db/faults";
-import { query, sql, type SqlFragment } from "../db/sql";
+import type { Statement } from "../db/sql";
 import {
   acceptApiKey,
   authenticateApiKeyRequest,
@@ -71,12 +71,22 @@ export function personalOperation(operation: Operation) {
   );
 }
 
-/** A read of the key's tenant, planned from the request before the key is checked. */
-export interface TenantRead<Row> {
-  /** The statement, given the tenant's id as an SQL expression (readWithApiKey). */
-  statement: (tenantId: SqlFragment) => SqlFragment;
+/** A read of the key's tenant that carries the key check, planned from the request before the key is checked. */
+export interface KeyedTenantRead<Row> {
+  /**
+   * The statement declared with the key check (lib/keys/queries.ts,
+   * withKeyCheck), given the key's hash candidates and the time (readWithApiKey).
+   */
+  statement: (hashes: readonly string[], now: Date) => Statement;
   /** A column of the statement's rows that is never null. */
   present: keyof Row & string;
+  answer: (rows: Row[]) => Response;
+}
+
+/** A read of the key's tenant after the key was checked, planned from the request. */
+export interface TenantRead<Row> {
+  /** Reads the tenant's rows (one statement of lib/api/queries.ts). */
+  read: (tenantId: string) => Promise<Row[]>;
   answer: (rows: Row[]) => Response;
 }
 
@@ -88,7 +98,7 @@ export interface TenantRead<Row> {
  * every other operation.
  */
 export function keyedRead<Row extends object>(
-  plan: (request: Request, params: Params) => TenantRead<Row> | Response,
+  plan: (request: Request, params: Params) => KeyedTenantRead<Row> | Response,
 ) {
   return dataEndpoint(async (request, params) => {
     const credential = readApiKeyCredential(request);
@@ -117,7 +127,7 @@ export function checkedRead<Row extends object>(
   return dataOperation(async (principal, request, params) => {
     const planned = plan(request, params);
     if (planned instanceof Response) return planned;
-    return planned.answer(await query<Row>(planned.statement(sql`${principal.tenantId}::uuid`)));
+    return planned.answer(await planned.read(principal.tenantId));
   });
 }
 

@@ -1,9 +1,10 @@
 import { recordKeyRevoked } from "../audit/api-keys";
 import { db } from "../db/client";
-import { EMPTY_SQL, isOneOf, query, queryOne, sql, SqlFragment } from "../db/sql";
+import type { Statement } from "../db/sql";
 import { keyedHash, keyedHashCandidates } from "../crypto/keyed-hash";
 import { randomToken } from "../crypto/random";
 import { ENDED_KEY_SELECT, recordAccessEnded } from "../webhooks/producers";
+import { findActiveKey, runKeyedRead, type KeyCheck } from "./queries";
 
 /**
  * API keys (docs/protocol.md#api-keys): `ebk_` + 256 random bits, stored as a keyed hash with
@@ -62,37 +63,15 @@ export function readApiKeyCredential(request: Request): ApiKeyCredential {
   return key ? { kind: "key", key } : { kind: "none" };
 }
 
-/** What a read of the key's data needs of the key (readWithApiKey). */
-export type KeyCheck = Pick<ApiKeyPrincipal, "apiKeyId" | "tenantId" | "partnerSuspended">;
-
-const KEY_CHECK_COLUMNS = [
-  "apiKeyId",
-  "tenantId",
-  "partnerSuspended",
-] as const satisfies readonly (keyof KeyCheck)[];
+export type { KeyCheck };
 
 /**
- * The active key's row (docs/protocol.md#api-keys) for a string: its id,
- * tenant and whether its client's partner is suspended, then `columns`
- * (each after a comma) of `k` (the key), `c` (its client) and the tables
- * `joins` adds; no row when unknown, revoked or expired. Null for a string
- * that cannot be a key.
+ * The hashes a string is looked up by (docs/protocol.md#api-keys); null for
+ * a string that cannot be a key, which is never looked up.
  */
-function activeKeyLookup(
-  key: string,
-  now: Date,
-  columns = EMPTY_SQL,
-  joins = EMPTY_SQL,
-): SqlFragment | null {
+function lookupHashes(key: string): string[] | null {
   if (!key.startsWith(API_KEY_PREFIX) || key.length > 200) return null;
-  return sql`SELECT k."id" AS "apiKeyId", k."tenantId",
-               COALESCE(p."status" = 'suspended', false) AS "partnerSuspended"${columns}
-          FROM "ApiKey" k${joins}
-          JOIN "Client" c ON c."id" = k."clientId"
-          LEFT JOIN "Partner" p ON p."id" = c."partnerId"
-         WHERE ${isOneOf(sql`k."keyHash"`, apiKeyHashCandidates(key))}
-           AND k."revokedAt" IS NULL
-           AND k."expiresAt" > ${now}`;
+  return apiKeyHashCandidates(key);
 }
 
 /**
@@ -103,26 +82,9 @@ export async function findActiveApiKey(
   key: string,
   now = new Date(),
 ): Promise<ApiKeyPrincipal | null> {
-  const lookup = activeKeyLookup(
-    key,
-    now,
-    sql`, t."subject", k."clientId", c."partnerId", k."scope", k."expiresAt", u."email"`,
-    sql`
-          JOIN "Tenant" t ON t."id" = k."tenantId"
-          JOIN "User" u ON u."id" = t."userId"`,
-  );
-  return lookup ? queryOne<ApiKeyPrincipal>(lookup) : null;
+  const hashes = lookupHashes(key);
+  return hashes ? findActiveKey(hashes, now) : null;
 }
-
-/**
- * The key check's columns in a keyed read's rows, named apart from the
- * read's own (`key.tenantId`, …), so no column of the read can shadow one.
- */
-const KEY_CHECK_SELECT = new SqlFragment(
-  [KEY_CHECK_COLUMNS.map((column) => `"key"."${column}" AS "key.${column}"`).join(", ")],
-  [],
-);
-type KeyCheckColumns = { [K in keyof KeyCheck as `key.${K}`]: KeyCheck[K] };
 
 export interface KeyedRead<Row> {
   key: KeyCheck;
@@ -132,27 +94,22 @@ export interface KeyedRead<Row> {
 
 /**
  * The key check and a read of the key's tenant in one statement: one round
- * trip for a data request instead of two. `read` is given the tenant's id as
- * an SQL expression and must order its own rows (it runs as a lateral
- * subquery of the key's one row, which keeps that order); `present` names a
- * column of the read that is never null, telling a row of the read from the
- * key's row alone. Null when the key is not active. The rows carry the key
- * check's columns too (`key.…`), which the read's callers ignore. Only what
- * the read needs of the key is looked up: the client's partner, for its
- * suspension, and not the tenant's subject or the user's address.
+ * trip for a data request instead of two. `read` is a statement declared
+ * with the key check (lib/keys/queries.ts, withKeyCheck), given the key's
+ * hash candidates and the time; `present` names a column of the read that
+ * is never null, telling a row of the read from the key's row alone. Null
+ * when the key is not active. The rows carry the key check's columns too
+ * (`key.…`), which the read's callers ignore.
  */
 export async function readWithApiKey<Row extends object>(
   key: string,
-  read: (tenantId: SqlFragment) => SqlFragment,
+  read: (hashes: readonly string[], now: Date) => Statement,
   present: keyof Row & string,
   now = new Date(),
 ): Promise<KeyedRead<Row> | null> {
-  const lookup = activeKeyLookup(key, now);
-  if (!lookup) return null;
-  const rows = await query<Row & KeyCheckColumns>(sql`
-    WITH "key" AS MATERIALIZED (${lookup})
-    SELECT ${KEY_CHECK_SELECT}, "read".* FROM "key"
-      LEFT JOIN LATERAL (${read(sql`"key"."tenantId"`)}) "read" ON NOT "key"."partnerSuspended"`);
+  const hashes = lookupHashes(key);
+  if (!hashes) return null;
+  const rows = await runKeyedRead<Row>(read(hashes, now));
   const [first] = rows;
   if (!first) return null;
   const check: KeyCheck = {

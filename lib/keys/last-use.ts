@@ -1,5 +1,5 @@
-import { query, sql } from "../db/sql";
 import { log } from "../log";
+import { stampKeysUsed } from "./queries";
 
 /**
  * When an API key was last used, for the user's "My access" page: recorded
@@ -51,11 +51,7 @@ export async function flushKeyUses(now = new Date()): Promise<number> {
   const ids = [...pending];
   pending.clear();
   try {
-    await query(
-      sql`UPDATE "ApiKey" SET "lastUsedAt" = ${now}
-           WHERE "id" = ANY(${ids}::uuid[])
-             AND ("lastUsedAt" IS NULL OR "lastUsedAt" < ${now})`,
-    );
+    await stampKeysUsed(ids, now);
   } catch (error) {
     for (const id of ids) pending.add(id);
     throw error;

@@ -14,9 +14,27 @@ import {
 import { db } from "../db/client";
 import { handleTokenRequest } from "./token";
 import { setPartnerStatus } from "../partners/partners";
-import { sql } from "../db/sql";
+import { sql, statement } from "../db/sql";
 import { findActiveApiKey, hashApiKey, readWithApiKey } from "../keys/api-keys";
 import { flushKeyUses } from "../keys/last-use";
+import { withKeyCheck } from "../keys/queries";
+
+/** A keyed read whose columns share the key check's names. */
+const shadowingRead = statement(
+  "test.shadowingKeyedRead",
+  (hashes: readonly string[], now: Date) =>
+    withKeyCheck(
+      hashes,
+      now,
+      (tenantId) => sql`SELECT 'not the tenant' AS "tenantId", ${tenantId}::text AS "apiKeyId"`,
+    ),
+  [[["hash"], new Date()]],
+);
+const constantRead = statement(
+  "test.constantKeyedRead",
+  (hashes: readonly string[], now: Date) => withKeyCheck(hashes, now, () => sql`SELECT 1 AS "n"`),
+  [[["hash"], new Date()]],
+);
 
 /**
  * The API-key check is one statement joining the key to its tenant, user,
@@ -133,7 +151,7 @@ describe("a read that carries the key check", () => {
     const principal = await findActiveApiKey(key);
     const found = await readWithApiKey<{ tenantId: string; apiKeyId: string }>(
       key,
-      (tenantId) => sql`SELECT 'not the tenant' AS "tenantId", ${tenantId}::text AS "apiKeyId"`,
+      shadowingRead,
       "tenantId",
     );
     expect(found?.key).toEqual({
@@ -144,7 +162,7 @@ describe("a read that carries the key check", () => {
     expect(found?.rows).toEqual([
       expect.objectContaining({ tenantId: "not the tenant", apiKeyId: principal?.tenantId }),
     ]);
-    expect(await readWithApiKey(`${key}x`, () => sql`SELECT 1 AS "n"`, "n")).toBeNull();
+    expect(await readWithApiKey(`${key}x`, constantRead, "n")).toBeNull();
   });
 });
 
