@@ -6,8 +6,8 @@ import nextTs from "eslint-config-next/typescript";
 // except its http and i18n glue; only lib/db touches Prisma; only lib/env.ts
 // reads process.env.
 // The wings of lib/, from the top floor down: a wing imports only wings on
-// floors below its own, so every import points down (README, "How it is
-// built"). A new wing takes the floor above everything it uses.
+// floors below its own, so every import points down (docs/architecture.md#layout).
+// A new wing takes the floor above everything it uses.
 const LIB_FLOORS = [
   ["account"],
   ["flow"],

@@ -1,7 +1,7 @@
 import { ESLint } from "eslint";
 import { describe, expect, it } from "vitest";
 
-/** The import fences (README, "How it is built") fail the lint when broken. */
+/** The import fences (docs/architecture.md#layout) fail the lint when broken. */
 const eslint = new ESLint();
 
 async function ruleIds(code: string, filePath: string): Promise<string[]> {

@@ -30,7 +30,7 @@ import { promiseLedger } from "../lib/promises";
  * process of the service must run under that uid. Before that, the files the
  * image would hold (the checkout less .dockerignore) must leave out the tests,
  * journeys, benchmarks and docs/ and keep what the service reads. What this
- * does not cover is written in the README ("Deploy it").
+ * does not cover is written in docs/testing.md#the-image-and-the-deployment-files.
  */
 
 const { check, exit: exitWithVerdict } = promiseLedger();
