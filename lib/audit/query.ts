@@ -1,7 +1,7 @@
 import { openToken, sealToken } from "../crypto/sealed-token";
 import { db, type Prisma } from "../db/client";
-import { query, sql } from "../db/sql";
 import { AUDIT_EVENTS, type AuditEventType, isAuditEventType } from "./events";
+import { deleteAuditEventsBatch } from "./queries";
 
 /**
  * Reading the audit log: newest first by insertion order, paged by a cursor
@@ -101,12 +101,7 @@ export async function pruneAuditEvents(
   const batchSize = options.batchSize ?? AUDIT_PRUNE_BATCH;
   let total = 0;
   for (;;) {
-    const [row] = await query<{ removed: number }>(sql`WITH gone AS (
-      DELETE FROM "AuditEvent" WHERE "id" IN (
-        SELECT "id" FROM "AuditEvent" WHERE "at" < ${before} LIMIT ${batchSize})
-      RETURNING 1)
-      SELECT count(*)::int AS "removed" FROM gone`);
-    const removed = row?.removed ?? 0;
+    const removed = await deleteAuditEventsBatch(before, batchSize);
     total += removed;
     if (removed < batchSize) return total;
   }
