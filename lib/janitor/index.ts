@@ -1,7 +1,7 @@
 import { countAuditEventsBefore, pruneAuditEvents } from "../audit/query";
-import { query, sql, SqlFragment } from "../db/sql";
 import { log } from "../log";
 import { countJanitorRun } from "../metrics";
+import { runCount, runRemoval } from "./queries";
 import { AUDIT_RULE, RULES, type JanitorRule } from "./rules";
 
 /**
@@ -29,27 +29,10 @@ export interface JanitorOptions {
   batchSize?: number;
 }
 
-/** A table's or column's name, quoted; only the fixed names of the rules ever come here. */
-function identifier(name: string): SqlFragment {
-  if (!/^[A-Za-z]+$/.test(name)) throw new Error(`not a name: ${name}`);
-  return new SqlFragment([`"${name}"`], []);
-}
-
-async function removeBatch(rule: JanitorRule, now: Date, batchSize: number): Promise<number> {
-  const name = identifier(rule.table);
-  const key = identifier(rule.key ?? "id");
-  const [row] = await query<{ removed: number }>(sql`WITH gone AS (
-      DELETE FROM ${name} WHERE ${key} IN (
-        SELECT t.${key} FROM ${name} t WHERE ${rule.due(now)} LIMIT ${batchSize})
-      RETURNING 1)
-    SELECT count(*)::int AS "removed" FROM gone`);
-  return row?.removed ?? 0;
-}
-
 async function removeDue(rule: JanitorRule, now: Date, batchSize: number): Promise<number> {
   let total = 0;
   for (;;) {
-    const removed = await removeBatch(rule, now, batchSize);
+    const removed = await runRemoval(rule.remove(now, batchSize));
     total += removed;
     if (removed < batchSize) return total;
   }
@@ -104,10 +87,8 @@ export async function janitorStatus(
 ): Promise<Array<{ table: string; expired: number; retention: string }>> {
   const rows = [];
   for (const rule of RULES) {
-    const [row] = await query<{ expired: number }>(
-      sql`SELECT count(*)::int AS "expired" FROM ${identifier(rule.table)} t WHERE ${rule.due(now)}`,
-    );
-    rows.push({ table: rule.table, expired: row?.expired ?? 0, retention: rule.retention });
+    const expired = await runCount(rule.count(now));
+    rows.push({ table: rule.table, expired, retention: rule.retention });
   }
   const audit = await countAuditEventsBefore(AUDIT_RULE.cutoff(now));
   rows.push({ table: AUDIT_RULE.table, expired: audit, retention: AUDIT_RULE.retention });
