@@ -1,15 +1,26 @@
-import { nativeAgreement, type NativeAgreement } from "../lib/crypto/p256-agree";
+import { rawSetting } from "../lib/env";
+import {
+  nativeAgreement,
+  nativeAgreementUnavailable,
+  type NativeAgreement,
+} from "../lib/crypto/p256-agree";
 
 /**
- * The native P-256 key agreement, which the tests require: `npm install`
- * builds it (native/p256-agree) wherever a C compiler is present, as on CI.
+ * The native P-256 key agreement for the tests that exercise it, or null when
+ * it is not available: `npm install` builds it (native/p256-agree) wherever a
+ * C compiler is present. In CI (CI=true, as .ci/run sets) it is required and
+ * its absence fails the test file; elsewhere those tests skip, and this says
+ * why once per file.
  */
-export function requireNativeAgreement(): NativeAgreement {
+export function nativeAgreementForTests(file: string): NativeAgreement | null {
   const loaded = nativeAgreement();
-  if (!loaded) {
-    throw new Error(
-      "the native P-256 key agreement is not built: install a C compiler (Debian: make g++ python3) and run npm install",
-    );
+  if (loaded) return loaded;
+  const reason = nativeAgreementUnavailable() ?? "it does not load";
+  if (rawSetting("CI") === "true") {
+    throw new Error(`the native P-256 key agreement is required in CI: ${reason}`);
   }
-  return loaded;
+  console.warn(
+    `${file}: skipping the tests of the native P-256 key agreement, as the addon is not available: ${reason}`,
+  );
+  return null;
 }

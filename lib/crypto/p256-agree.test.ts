@@ -1,20 +1,30 @@
 import { createECDH, ECDH } from "node:crypto";
-import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
-import { requireNativeAgreement } from "../../test/native-agreement";
+import { rawSetting, setSetting } from "../env";
+import { nativeAgreementForTests } from "../../test/native-agreement";
 import { generateKeyPair, openJson, sealJson, sealingCrypto } from "./envelope";
-import { AGREEMENT_BYTES, agreesWithNode, nativeAgreement, type Agree } from "./p256-agree";
+import {
+  AGREEMENT_BYTES,
+  agreesWithNode,
+  nativeAgreement,
+  nativeAgreementUnavailable,
+  type Agree,
+} from "./p256-agree";
 
-const { agree } = requireNativeAgreement();
+const native = nativeAgreementForTests("lib/crypto/p256-agree.test.ts");
+const agree: Agree = (recipient, count) => {
+  if (!native) throw new Error("the native P-256 key agreement is not loaded");
+  return native.agree(recipient, count);
+};
 
 function recipient() {
   const ecdh = createECDH("prime256v1");
   return { ecdh, point: ecdh.generateKeys() };
 }
 
-describe("the native P-256 key agreement", () => {
+describe.skipIf(!native)("the native P-256 key agreement", () => {
   it("is built and loaded by `npm install`", () => {
-    expect(requireNativeAgreement().modulePath).toMatch(/p256_agree\.node$/);
+    expect(native?.modulePath).toMatch(/p256_agree\.node$/);
   });
 
   it("gives each record a fresh point on the curve and the secret node:crypto agrees with it", () => {
@@ -75,7 +85,7 @@ describe("the native P-256 key agreement", () => {
   });
 });
 
-describe("the loader's check against node:crypto", () => {
+describe.skipIf(!native)("the loader's check against node:crypto", () => {
   it("accepts the addon", () => {
     expect(agreesWithNode(agree)).toBe(true);
   });
@@ -93,23 +103,39 @@ describe("the loader's check against node:crypto", () => {
 });
 
 describe("without the addon", () => {
-  it("seals with node:crypto, and the envelopes open the same", () => {
+  /** Runs `body` with the loader's cache emptied and P256_AGREE_ADDON set to `setting`. */
+  function withSetting(setting: string, body: () => void) {
     const cache = globalThis as { bankConnectNativeAgreement?: unknown };
     const loaded = cache.bankConnectNativeAgreement;
-    const folder = process.cwd();
-    // Resolved from the application's folder: elsewhere the addon is not found.
-    process.chdir(tmpdir());
+    const previous = rawSetting("P256_AGREE_ADDON");
+    setSetting("P256_AGREE_ADDON", setting);
     delete cache.bankConnectNativeAgreement;
     try {
+      body();
+    } finally {
+      setSetting("P256_AGREE_ADDON", previous ?? "");
+      cache.bankConnectNativeAgreement = loaded;
+    }
+  }
+
+  it("seals with node:crypto, and the envelopes open the same", () => {
+    withSetting("off", () => {
       expect(nativeAgreement()).toBeNull();
+      expect(nativeAgreementUnavailable()).toBe("P256_AGREE_ADDON=off leaves it unloaded");
       expect(sealingCrypto().agree).toBeUndefined();
       const keys = generateKeyPair();
       const envelope = sealJson(keys.publicKeyRawB64, { amount: "12.50" });
       expect(openJson(keys.privateKeyPkcs8B64, envelope)).toEqual({ amount: "12.50" });
-    } finally {
-      process.chdir(folder);
-      cache.bankConnectNativeAgreement = loaded;
-    }
-    expect(sealingCrypto().agree).toBe(agree);
+    });
+    expect(sealingCrypto().agree).toBe(native?.agree);
+  });
+
+  it("says which file does not load, and how to build it", () => {
+    withSetting("native/p256-agree/no-such-build.node", () => {
+      expect(nativeAgreement()).toBeNull();
+      expect(nativeAgreementUnavailable()).toMatch(
+        /no-such-build\.node does not load \(.+\): npm rebuild @bank-connect\/p256-agree/,
+      );
+    });
   });
 });

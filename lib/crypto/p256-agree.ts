@@ -1,6 +1,7 @@
 import { createECDH } from "node:crypto";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { rawSetting } from "../env";
 
 /**
  * The native P-256 key agreement (`native/p256-agree`), when it is built.
@@ -14,6 +15,11 @@ import path from "node:path";
  * `npm install` builds it where a C compiler is present; without one,
  * sealing uses node:crypto, with envelopes of the same form, at about half
  * the speed.
+ *
+ * P256_AGREE_ADDON, for tests and diagnosis only: `off` leaves the addon
+ * unloaded (sealing as on a machine without a C compiler), a path loads that
+ * build of it instead of the installed one (the sanitizer run,
+ * native/p256-agree/sanitize.sh).
  */
 
 /** `count` records of AGREEMENT_BYTES: ephemeral point (65 bytes) ‖ shared secret (32). */
@@ -27,27 +33,54 @@ export interface NativeAgreement {
   modulePath: string;
 }
 
-const state = globalThis as { bankConnectNativeAgreement?: NativeAgreement | null };
+type Loaded =
+  { native: NativeAgreement; unavailable?: undefined } | { native: null; unavailable: string };
+
+const state = globalThis as { bankConnectNativeAgreement?: Loaded };
 
 /**
  * Loads the addon once and checks it against node:crypto on one agreement;
  * null when it is not built or does not agree (then sealing uses node:crypto).
  */
 export function nativeAgreement(): NativeAgreement | null {
-  if (state.bankConnectNativeAgreement === undefined) state.bankConnectNativeAgreement = load();
-  return state.bankConnectNativeAgreement;
+  state.bankConnectNativeAgreement ??= load();
+  return state.bankConnectNativeAgreement.native;
 }
 
-function load(): NativeAgreement | null {
+/** Why nativeAgreement() is null, in a sentence; undefined when the addon is loaded. */
+export function nativeAgreementUnavailable(): string | undefined {
+  state.bankConnectNativeAgreement ??= load();
+  return state.bankConnectNativeAgreement.unavailable;
+}
+
+function load(): Loaded {
+  const setting = rawSetting("P256_AGREE_ADDON")?.trim();
+  if (setting === "off") {
+    return { native: null, unavailable: "P256_AGREE_ADDON=off leaves it unloaded" };
+  }
+  let modulePath: string;
   try {
     // Resolved at run time from the application's folder (npm scripts and the image run
     // there), so no bundler tries to include the compiled file.
     const fromApp = createRequire(path.join(process.cwd(), "package.json"));
-    const modulePath = fromApp.resolve("@bank-connect/p256-agree");
-    const { agree } = fromApp(modulePath) as { agree: Agree };
-    return agreesWithNode(agree) ? { agree, modulePath } : null;
+    modulePath = setting ? path.resolve(setting) : fromApp.resolve("@bank-connect/p256-agree");
   } catch {
-    return null;
+    return {
+      native: null,
+      unavailable:
+        "native/p256-agree is not built (npm install builds it where a C compiler is present: on Debian, apt-get install make g++ python3, then npm install)",
+    };
+  }
+  try {
+    const { agree } = createRequire(modulePath)(modulePath) as { agree: Agree };
+    return agreesWithNode(agree)
+      ? { native: { agree, modulePath } }
+      : { native: null, unavailable: `${modulePath} does not agree with node:crypto` };
+  } catch (error) {
+    return {
+      native: null,
+      unavailable: `${modulePath} does not load (${(error instanceof Error ? error.message : String(error)).split("\n")[0]}): npm rebuild @bank-connect/p256-agree builds it for this Node`,
+    };
   }
 }
 
