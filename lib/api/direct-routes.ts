@@ -17,8 +17,8 @@ import { planTransactions } from "./transactions";
  * them from without entering Next (docs/edge.md, "Direct routes"). They are
  * fetch-style functions of a Request and the path's parameters: the app's
  * route files export these same functions, so Next and the direct lane run
- * one code path. Routing them through Next costs about a millisecond of CPU
- * per request on endpoints whose own work is smaller than that.
+ * one code path. Routing them through Next would cost these endpoints more
+ * CPU than their own work (docs/benchmarks.md#cpu-per-request).
  *
  * Only exact paths and the methods listed here are answered directly;
  * anything else (a trailing slash, another method, a page) goes on to Next,

@@ -131,8 +131,8 @@ export interface SealingCrypto {
  * `generateKeys()` replaces its key pair every time, the cheapest way
  * node:crypto offers to a fresh ephemeral key (scripts/bench/ecdh.ts
  * compares them all). HKDF is written out as its two HMACs, and the batch's
- * nonces come from one call for random bytes: both cost a fifth of
- * `hkdfSync` and of one call per envelope.
+ * nonces come from one call for random bytes: both far cheaper than
+ * `hkdfSync` and one call per envelope.
  */
 export function sealPlaintexts(
   nodeCrypto: SealingCrypto,

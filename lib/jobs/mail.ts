@@ -8,7 +8,7 @@ import { openJobData, sealJobData } from "./sealed-data";
 /**
  * Mail through the job queue. The first try is made at once, inside the
  * request that asked for the mail: the person waiting for a sign-in code
- * waits no longer than the provider takes to answer, as before, and a
+ * waits no longer than the provider takes to answer, and a
  * refusal that will not change (a bad address, a misconfiguration) is told
  * to them at once. Only a failure that may pass (a greylisting relay's 4xx,
  * a provider's 5xx or 429, no answer at all) puts the mail on the queue,

@@ -91,10 +91,9 @@ export function profileOf(account: SandboxAccount): AccountProfile {
 }
 
 /**
- * The accounts drawn for counterparties, by country and name. A draw is
- * seeded by both, so it is the same every time; a shop's card acquirer
- * alone settles some fifteen batches a day, and drawing its IBAN again for
- * each was an eighth of a first ingest's CPU.
+ * The accounts drawn for counterparties, by country and name, kept once
+ * drawn: a draw is seeded by both, so it is the same every time, and a
+ * shop's card acquirer alone settles some fifteen batches a day.
  */
 const counterparties = keptValues<Readonly<Counterparty>>(10_000);
 
