@@ -5,9 +5,11 @@ import pg from "pg";
 /**
  * The data reads' baseline: a plain node:http server with a pg pool that
  * answers GET /api/accounts and a transactions page (limit, offset or
- * cursor) with the same JSON bytes as the service, in the fewest queries that
- * can produce them: the API-key check (one joined query) and the read (one
- * query). No framework, no validation library, no ORM. Started as a child:
+ * cursor) with the same JSON bytes as the service, in as many statements as
+ * the service: the accounts with the API-key check in one statement (a join
+ * of the key by its keyed hash to the tenant's accounts), a page after the
+ * key check on its own (two). No framework, no validation library, no ORM.
+ * Started as a child:
  *
  *   tsx scripts/bench/bare-pg-server.ts <port> <database-url> <pool-size>
  *
@@ -32,10 +34,14 @@ function json(response: ServerResponse, status: number, body: string) {
   response.end(body);
 }
 
-async function tenantOf(authorization: string | undefined): Promise<string | null> {
+function keyHash(authorization: string | undefined): string | null {
   const key = /^Bearer (\S+)$/.exec(authorization ?? "")?.[1];
-  if (!key) return null;
-  const hash = createHmac("sha256", apiKeyHashKey).update(key).digest("hex");
+  return key ? createHmac("sha256", apiKeyHashKey).update(key).digest("hex") : null;
+}
+
+async function tenantOf(authorization: string | undefined): Promise<string | null> {
+  const hash = keyHash(authorization);
+  if (!hash) return null;
   const [row] = await run<{ tenantId: string; suspended: boolean }>(
     "key",
     `SELECT k."tenantId", COALESCE(p."status" = 'suspended', false) AS "suspended"
@@ -48,22 +54,44 @@ async function tenantOf(authorization: string | undefined): Promise<string | nul
 }
 
 type Balance = { type: string; currency: string; referenceDate: string | null; enc: string };
+type AccountRow = Record<string, unknown> & {
+  id: string | null;
+  balances: Balance[];
+  suspended: boolean;
+};
 
-async function accounts(tenantId: string): Promise<string> {
-  const rows = await run<Record<string, unknown> & { balances: Balance[] }>(
+/**
+ * The key and its tenant's accounts in one statement: no row for an unknown,
+ * revoked or expired key; one row with a null id for a key without accounts
+ * (or of a suspended partner, whose accounts are not read).
+ */
+async function accounts(authorization: string | undefined): Promise<string | null | "suspended"> {
+  const hash = keyHash(authorization);
+  if (!hash) return null;
+  const rows = await run<AccountRow>(
     "accounts",
-    `SELECT a."id", c."aspspName", c."aspspCountry", a."currency", a."accountType", a."bic",
-            a."needsReconnect",
+    `SELECT a."id", cn."aspspName", cn."aspspCountry", a."currency", a."accountType", a."bic",
+            (a."needsReconnect" AND NOT a."consentWithdrawn") AS "needsReconnect",
             COALESCE((SELECT json_agg(json_build_object('type', b."balanceType",
                         'currency', b."currency", 'referenceDate', b."referenceDate", 'enc', b."enc")
                       ORDER BY b."balanceType", b."position") FROM "Balance" b WHERE b."accountId" = a."id"),
                      '[]'::json) AS "balances",
-            a."enc", a."displayNameEnc", a."uidEnc"
-       FROM "Account" a JOIN "Connection" c ON c."id" = a."connectionId"
-      WHERE a."tenantId" = $1 ORDER BY a."createdAt", a."id"`,
-    [tenantId],
+            a."enc", a."displayNameEnc", a."uidEnc",
+            COALESCE(p."status" = 'suspended', false) AS "suspended"
+       FROM "ApiKey" k JOIN "Client" c ON c."id" = k."clientId"
+       LEFT JOIN "Partner" p ON p."id" = c."partnerId"
+       LEFT JOIN ("Account" a JOIN "Connection" cn ON cn."id" = a."connectionId")
+         ON a."tenantId" = k."tenantId" AND p."status" IS DISTINCT FROM 'suspended'
+      WHERE k."keyHash" = $1 AND k."revokedAt" IS NULL AND k."expiresAt" > $2
+      ORDER BY a."createdAt", a."id"`,
+    [hash, new Date().toISOString()],
   );
-  return JSON.stringify(rows);
+  const [first] = rows;
+  if (!first) return null;
+  if (first.suspended) return "suspended";
+  return JSON.stringify(
+    rows.filter((row) => row.id !== null).map(({ suspended: _suspended, ...account }) => account),
+  );
 }
 
 const COLUMNS = `tr."id", tr."currency", tr."creditDebitIndicator", tr."status", tr."bookingDate",
@@ -141,15 +169,19 @@ createServer((request, response) => {
   request.resume();
   const url = new URL(request.url ?? "/", "http://localhost");
   const transactionsPath = /^\/api\/accounts\/([0-9a-f-]{36})\/transactions$/.exec(url.pathname);
-  tenantOf(request.headers.authorization)
-    .then(async (tenantId) => {
-      if (url.pathname === "/") return json(response, 200, "{}");
-      if (!tenantId) return json(response, 401, '{"error":"invalid_token"}');
-      if (url.pathname === "/api/accounts") return json(response, 200, await accounts(tenantId));
-      const body = transactionsPath
-        ? await transactions(tenantId, transactionsPath[1] ?? "", url.searchParams)
-        : null;
-      return body ? json(response, 200, body) : json(response, 404, '{"error":"not_found"}');
-    })
-    .catch((error: unknown) => json(response, 500, JSON.stringify(String(error))));
+  const { authorization } = request.headers;
+  (async () => {
+    if (url.pathname === "/") return json(response, 200, "{}");
+    if (url.pathname === "/api/accounts") {
+      const body = await accounts(authorization);
+      if (body === "suspended") return json(response, 403, '{"error":"partner_suspended"}');
+      return body ? json(response, 200, body) : json(response, 401, '{"error":"invalid_token"}');
+    }
+    const tenantId = await tenantOf(authorization);
+    if (!tenantId) return json(response, 401, '{"error":"invalid_token"}');
+    const body = transactionsPath
+      ? await transactions(tenantId, transactionsPath[1] ?? "", url.searchParams)
+      : null;
+    return body ? json(response, 200, body) : json(response, 404, '{"error":"not_found"}');
+  })().catch((error: unknown) => json(response, 500, JSON.stringify(String(error))));
 }).listen(Number(port), "127.0.0.1", () => console.log("ready"));
