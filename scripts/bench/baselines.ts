@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { build } from "esbuild";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { childEnv } from "../../lib/env";
@@ -12,7 +13,9 @@ import { sleep } from "../lib/load-client";
  * JSON bytes per path; the smallest Next.js application (one route handler
  * returning a constant), built and started with `next start`; and, doing
  * the same work against the same PostgreSQL server, a bare Node + pg server
- * for the data reads and panva's oidc-provider for the token exchange.
+ * for the data reads and panva's oidc-provider for the token exchange. The
+ * constant app and oidc-provider run as in production (NODE_ENV=production,
+ * plain `node`); the two small bare servers run with tsx.
  */
 
 export interface Baseline {
@@ -82,12 +85,33 @@ export function startBarePg(databaseUrl: string, poolSize: number, secretKey: st
   });
 }
 
-/** oidc-provider on a database of its own on the same server (oidc-provider/server.ts). */
+/**
+ * oidc-provider on a database of its own on the same server (oidc-provider/server.ts), run as
+ * its documentation recommends for production: its server compiled to JavaScript beforehand
+ * and started with plain `node` and NODE_ENV=production (no TypeScript loader in the process).
+ */
 export async function startOidcProvider(databaseUrl: string, poolSize: number) {
-  const baseline = await startScript("scripts/bench/oidc-provider/server.ts", [
-    databaseUrl,
-    String(poolSize),
-  ]);
+  // Under node_modules, so the compiled file finds the packages it leaves as imports.
+  const compiled = path.join(REPO_ROOT, "node_modules", ".cache", "bench", "oidc-provider.mjs");
+  await build({
+    entryPoints: [path.join(REPO_ROOT, "scripts", "bench", "oidc-provider", "server.ts")],
+    outfile: compiled,
+    bundle: true,
+    packages: "external",
+    platform: "node",
+    format: "esm",
+    target: `node${process.versions.node}`,
+    logLevel: "warning",
+  });
+  const port = await findFreePort();
+  const child = spawn(process.execPath, [compiled, String(port), databaseUrl, String(poolSize)], {
+    cwd: REPO_ROOT,
+    stdio: ["ignore", "ignore", "inherit"],
+    env: childEnv({ NODE_ENV: "production" }),
+  });
+  const origin = `http://127.0.0.1:${port}`;
+  await waitForAnswer(origin, child);
+  const baseline = { origin, pid: child.pid, stop: stopper(child) };
   return {
     ...baseline,
     async mint(count: number): Promise<{ code: string; verifier: string }[]> {

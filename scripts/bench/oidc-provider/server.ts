@@ -11,7 +11,7 @@ import { BENCH_CLIENT } from "./client";
  * code + PKCE S256, client_secret_basic, an opaque access token, no ID token
  * and no refresh token). Started as a child process:
  *
- *   tsx scripts/bench/oidc-provider/server.ts <port> <database-url> <pool-size>
+ *   node <compiled server.ts> <port> <database-url> <pool-size>   (baselines.ts compiles it)
  *
  * `POST /__bench/mint?count=N` mints N codes directly through its models
  * (a Grant and an AuthorizationCode each, written by the adapter) and answers
