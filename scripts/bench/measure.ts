@@ -24,6 +24,8 @@ export interface Measurement {
   count: number;
   /** Answers with a status of 400 or more. */
   failed: number;
+  /** Requests sent again after their kept-alive connection was closed unread (httpClient). */
+  retried: number;
   statuses: number[];
   cpuMs?: number;
   /** The database server's CPU milliseconds per request (all its processes, whatever they did). */
@@ -57,6 +59,7 @@ export class Tally {
   readonly latencies = new Latencies();
   readonly statuses = new Set<number>();
   failed = 0;
+  retried = 0;
   seconds = 0;
   clientCpuMs = 0;
   /** Null once a part could not read a process's CPU. */
@@ -74,6 +77,7 @@ export class Tally {
       p99: this.latencies.percentile(99),
       count,
       failed: this.failed,
+      retried: this.retried,
       statuses: [...this.statuses].sort(),
       ...(this.cpuMs !== null && count > 0 ? { cpuMs: this.cpuMs / count } : {}),
       ...(this.databaseCpuMs !== null && count > 0
@@ -124,6 +128,7 @@ export async function measure(
       const answer = await http(request);
       latencies.add(answer.ms);
       statuses.add(answer.status);
+      tally.retried += answer.retries;
       if (answer.status >= 400) tally.failed += 1;
     },
   );
@@ -167,35 +172,39 @@ export interface Row {
 const ratio = (service: Measurement, baseline: Measurement | undefined) =>
   baseline ? significant(service.rps / baseline.rps) : "–";
 
+/** The table's heading (two lines): tableRow's lines follow it. */
+export const TABLE_HEADING = [
+  "| Endpoint | Conc. | Service req/s | p50 ms | p99 ms | CPU ms/req | Same-work baseline | req/s | p50 ms | p99 ms | CPU ms/req | Service ÷ same-work | Bare Node (constant) req/s | Service ÷ bare | Next constant req/s | Service ÷ Next |",
+  "|---|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+].join("\n");
+
+/** One row of the table, printed as soon as the row is measured. */
+export function tableRow({ name, concurrency, service, database, bare, constant, note }: Row) {
+  const db = database?.run;
+  return [
+    "",
+    note ? `${name} (${note})` : name,
+    concurrency,
+    significant(service.rps),
+    fixed(service.p50),
+    fixed(service.p99),
+    fixed(service.cpuMs, 2),
+    database?.name ?? "–",
+    db ? significant(db.rps) : "–",
+    fixed(db?.p50),
+    fixed(db?.p99),
+    fixed(db?.cpuMs, 2),
+    ratio(service, db),
+    fixed(bare.rps, 0),
+    ratio(service, bare),
+    fixed(constant.rps, 0),
+    ratio(service, constant),
+    "",
+  ]
+    .join(" | ")
+    .trim();
+}
+
 export function table(rows: Row[]): string {
-  const lines = [
-    "| Endpoint | Conc. | Service req/s | p50 ms | p99 ms | CPU ms/req | Same-work baseline | req/s | p50 ms | p99 ms | CPU ms/req | Service ÷ same-work | Bare Node (constant) req/s | Service ÷ bare | Next constant req/s | Service ÷ Next |",
-    "|---|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
-  ];
-  for (const { name, concurrency, service, database, bare, constant, note } of rows) {
-    const db = database?.run;
-    lines.push(
-      [
-        "",
-        note ? `${name} (${note})` : name,
-        concurrency,
-        significant(service.rps),
-        fixed(service.p50),
-        fixed(service.p99),
-        fixed(service.cpuMs, 2),
-        database?.name ?? "–",
-        db ? significant(db.rps) : "–",
-        fixed(db?.p50),
-        fixed(db?.p99),
-        fixed(db?.cpuMs, 2),
-        ratio(service, db),
-        fixed(bare.rps, 0),
-        ratio(service, bare),
-        fixed(constant.rps, 0),
-        ratio(service, constant),
-        "",
-      ].join(" | "),
-    );
-  }
-  return lines.map((line) => line.trim()).join("\n");
+  return [TABLE_HEADING, ...rows.map(tableRow)].join("\n");
 }

@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, writeFile } from "node:fs/promises";
 import { cpus, loadavg, totalmem } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -33,7 +33,16 @@ import {
 } from "./approve";
 import { BIG_ACCOUNT_ROWS, seedBigAccount } from "./big-account";
 import { describeMemory, mebibytes, processTreeMemory, watchPeakMemory } from "./memory";
-import { fixed, measure, table, Tally, type Measurement, type Row } from "./measure";
+import {
+  fixed,
+  measure,
+  table,
+  TABLE_HEADING,
+  tableRow,
+  Tally,
+  type Measurement,
+  type Row,
+} from "./measure";
 import { BENCH_CLIENT } from "./oidc-provider/client";
 import { screenWeights, weighHtml } from "./screens";
 import { databaseServerPid, settleDatabase } from "./settle";
@@ -58,7 +67,8 @@ import { connectShop, forgetHistory } from "./shop";
  * Approve to the consent screen for a personal and a business account
  * (scripts/bench/approve.ts), with the ingest's transactions/s, and the
  * JavaScript each flow screen ships. The service runs its production build with PostgreSQL and Redis;
- * every simulated client has its own address (one trusted proxy hop).
+ * every simulated client has its own address (one trusted proxy hop). Each row is printed, and
+ * appended to .data/bench-latest.md, as soon as it is measured.
  */
 
 const short = process.argv.includes("--short");
@@ -86,8 +96,9 @@ const APPROVE_BANKS = [
     { name: "Sandbox Handelsbank DK", country: "DK", psuType: "business" },
   ],
 ] as const;
-const CODES = short ? 400 : 5_000;
 const WARM_CODES = short ? 50 : 300;
+/** The most codes minted for one slice of the token row (the short run's: its old total). */
+const SLICE_CODES = short ? 200 : 6_000;
 const BIG_ROWS = short ? 20_000 : BIG_ACCOUNT_ROWS;
 const DEEP = BIG_ROWS - 100;
 /** An offset past the deepest one served (the short run's account is small). */
@@ -109,11 +120,42 @@ interface Server {
   pid: number | undefined;
 }
 
+type Minted = { code: string; verifier: string };
+
+/**
+ * Authorization codes (they live 300 s), minted just before the warm-up or
+ * the slice that spends them, and spent oldest first.
+ */
+class CodePool {
+  private readonly codes: Minted[] = [];
+  constructor(private readonly mint: (count: number) => Promise<Minted[]>) {}
+
+  /** Mints what is missing for `count` unspent codes. */
+  async fill(count: number): Promise<void> {
+    const missing = count - this.codes.length;
+    if (missing > 0) this.codes.push(...(await this.mint(missing)));
+  }
+
+  take(): Minted | undefined {
+    return this.codes.shift();
+  }
+}
+
+/** One server of a row, with the codes its requests spend (the token row). */
+interface Part {
+  server: Server;
+  request: () => HttpRequest | null;
+  codes?: CodePool;
+}
+
 interface Endpoint {
   name: string;
   request: () => HttpRequest | null;
-  /** The same work done by another server against the same database. */
-  same?: { name: string; server: Server; request: () => HttpRequest | null };
+  codes?: CodePool;
+  /** The same work done by another server (against the same database, for the data rows). */
+  same?: { name: string } & Part;
+  /** The same-work baseline is the bare Node server answering the service's bytes. */
+  sameBytes?: boolean;
   /** Codes are spent: warm up on a few, not for a duration. */
   spends?: boolean;
   /** The status the service is meant to answer (a deep offset is refused by design). */
@@ -126,15 +168,17 @@ const describeCpu = (run: Measurement) =>
   `${fixed(run.cpuMs, 2)} ms CPU each, PostgreSQL ${fixed(run.databaseCpuMs, 2)} ms, ` +
   `load generator ${(100 * run.clientBusy).toFixed(0)}% busy`;
 
-const popper =
-  (
-    codes: { code: string; verifier: string }[],
-    build: (c: { code: string; verifier: string }) => HttpRequest,
-  ) =>
-  () => {
-    const minted = codes.pop();
-    return minted ? build(minted) : null;
-  };
+const popper = (codes: CodePool, build: (c: Minted) => HttpRequest) => () => {
+  const minted = codes.take();
+  return minted ? build(minted) : null;
+};
+
+/** Requests the load client sent again on a new connection (load-client.ts, httpClient). */
+const retriedNote = (service: Measurement, baseline?: Measurement) =>
+  service.retried + (baseline?.retried ?? 0) > 0
+    ? `; sent again after a closed kept-alive connection: ${service.retried} to the service` +
+      (baseline ? `, ${baseline.retried} to the baseline` : "")
+    : "";
 
 const tokenForm = (code: string, verifier: string) =>
   new URLSearchParams({
@@ -187,17 +231,19 @@ async function main() {
       deepCursor = await big.cursorAt(DEEP);
     }
 
-    log("minting authorization codes");
-    const codes: { code: string; verifier: string }[] = [];
-    for (let i = 0; i < CODES + WARM_CODES; i += 16) {
-      await Promise.all(
-        Array.from({ length: Math.min(16, CODES + WARM_CODES - i) }, async () => {
-          const verifier = newVerifier();
-          const { code } = await issueCode(user.client, verifier);
-          codes.push({ code, verifier });
-        }),
-      );
-    }
+    const codes = new CodePool(async (count) => {
+      const minted: Minted[] = [];
+      for (let i = 0; i < count; i += 16) {
+        await Promise.all(
+          Array.from({ length: Math.min(16, count - i) }, async () => {
+            const verifier = newVerifier();
+            const { code } = await issueCode(user.client, verifier);
+            minted.push({ code, verifier });
+          }),
+        );
+      }
+      return minted;
+    });
 
     log("starting the baselines");
     const { poolSize } = getEnv().database;
@@ -207,10 +253,12 @@ async function main() {
     await ensureDatabase(withDatabase(service.databaseUrl, "postgres"), "oidc_provider_bench");
     const oidc = await startOidcProvider(oidcDatabase, poolSize);
     baselines.push(oidc);
-    const oidcCodes: { code: string; verifier: string }[] = [];
-    for (let i = 0; i < CODES + WARM_CODES; i += 500) {
-      oidcCodes.push(...(await oidc.mint(Math.min(500, CODES + WARM_CODES - i))));
-    }
+    const oidcCodes = new CodePool(async (count) => {
+      const minted: Minted[] = [];
+      for (let i = 0; i < count; i += 500)
+        minted.push(...(await oidc.mint(Math.min(500, count - i))));
+      return minted;
+    });
     const bareHttp = (origin: string) => httpClient(origin, CONCURRENCY * 2);
     const barePgServer = { http: bareHttp(barePg.origin), pid: barePg.pid };
     const oidcServer = { http: bareHttp(oidc.origin), pid: oidc.pid };
@@ -225,10 +273,12 @@ async function main() {
       {
         name: "GET /.well-known/oauth-authorization-server",
         request: get("/.well-known/oauth-authorization-server", fromSomeone),
+        sameBytes: true,
       },
       {
         name: "POST /oauth/token (code exchange)",
         spends: true,
+        codes,
         request: popper(codes, ({ code, verifier }) => ({
           method: "POST",
           path: "/oauth/token",
@@ -242,6 +292,7 @@ async function main() {
         same: {
           name: "oidc-provider 9.13.3 (code + PKCE, PostgreSQL adapter)",
           server: oidcServer,
+          codes: oidcCodes,
           request: popper(oidcCodes, ({ code, verifier }) => ({
             method: "POST",
             path: "/token",
@@ -331,6 +382,16 @@ async function main() {
     baselines.push(constant);
     const bareServer = { http: bareHttp(bare.origin), pid: bare.pid };
     const constantServer = { http: bareHttp(constant.origin), pid: constant.pid };
+    // A constant answer's same-work baseline: the bare server answering its bytes, alternated.
+    for (const [index, endpoint] of endpoints.entries()) {
+      if (endpoint.sameBytes) {
+        endpoint.same = {
+          name: "bare Node (the same bytes)",
+          server: bareServer,
+          request: () => ({ path: `/row/${index}` }),
+        };
+      }
+    }
 
     const timed = { durationMs: DURATION_MS, concurrency: CONCURRENCY };
     const databasePid = await databaseServerPid(service.databaseUrl);
@@ -346,20 +407,29 @@ async function main() {
      * slices (A B B A …), so a change in the machine's load during the row
      * falls on both rather than on whichever went second.
      */
-    const runAlternating = async (
-      parts: { server: Server; request: () => HttpRequest | null }[],
-      spends = false,
-    ): Promise<Measurement[]> => {
+    const runAlternating = async (parts: Part[], spends = false): Promise<Measurement[]> => {
       await settle();
-      for (const { server, request } of parts)
-        await measure(server.http, request, spends ? { ...warm, maxRequests: WARM_CODES } : warm);
+      const warmRates: number[] = [];
+      for (const { server, request, codes: pool } of parts) {
+        await pool?.fill(WARM_CODES);
+        const warmUp = await measure(
+          server.http,
+          request,
+          spends ? { ...warm, maxRequests: WARM_CODES } : warm,
+        );
+        warmRates.push(warmUp.rps);
+      }
       const slices = parts.length > 1 ? ALTERNATING_SLICES : 1;
       const tallies = parts.map(() => new Tally());
       for (let slice = 0; slice < slices; slice += 1) {
         const order = parts.map((_, index) => index);
         if (slice % 2 === 1) order.reverse();
         for (const index of order) {
-          const { server, request } = parts[index]!;
+          const { server, request, codes: pool } = parts[index]!;
+          // Half as many again as the warm-up's rate spends in a slice; a slice that spends
+          // them all ends early, and its rate is that of the time it ran.
+          const wanted = ((warmRates[index] ?? 0) * 1.5 * DURATION_MS) / slices / 1000;
+          await pool?.fill(Math.min(SLICE_CODES, Math.ceil(wanted)));
           await measure(
             server.http,
             request,
@@ -373,12 +443,28 @@ async function main() {
     const run = async (server: Server, request: () => HttpRequest | null) =>
       (await runAlternating([{ server, request }]))[0]!;
     const rows: Row[] = [];
+    // Each row is printed and kept as soon as it is measured: a run that stops keeps them.
+    const latest = path.join(dataDir(), "bench-latest.md");
+    await writeFile(
+      latest,
+      `Rows as measured (a run that did not finish ends here), started ${new Date().toISOString()}:\n\n${TABLE_HEADING}\n`,
+    );
+    console.log(TABLE_HEADING);
+    const finished = async (row: Row) => {
+      rows.push(row);
+      console.log(tableRow(row));
+      await appendFile(latest, `${tableRow(row)}\n`);
+    };
     const windows: { name: string; requests: number; startUs: number; endUs: number }[] = [];
     for (const [index, endpoint] of endpoints.entries()) {
       log(`measuring ${endpoint.name}`);
       const [serviceRun, sameRun] = await runAlternating(
         [
-          { server: serviceServer, request: endpoint.request },
+          {
+            server: serviceServer,
+            request: endpoint.request,
+            ...(endpoint.codes ? { codes: endpoint.codes } : {}),
+          },
           ...(endpoint.same ? [endpoint.same] : []),
         ],
         endpoint.spends,
@@ -398,18 +484,20 @@ async function main() {
         path: `/row/${index}`,
         body: endpoint.spends ? tokenForm("x", "y") : undefined,
       });
-      rows.push({
+      await finished({
         name: endpoint.name,
         concurrency: CONCURRENCY,
         service: serviceRun,
         ...(same ? { database: same } : {}),
-        bare: await run(bareServer, bareRequest),
+        // The bare server is measured once, alternated, when it is the same-work baseline.
+        bare: endpoint.sameBytes && sameRun ? sameRun : await run(bareServer, bareRequest),
         constant: await run(constantServer, () => ({ path: "/constant" })),
         ...(endpoint.note ? { note: endpoint.note } : {}),
       });
       log(
         `  the service answered ${serviceRun.count} requests: ${describeCpu(serviceRun)}` +
-          (same ? `; the baseline: ${describeCpu(same.run)}` : ""),
+          (same ? `; the baseline: ${describeCpu(same.run)}` : "") +
+          retriedNote(serviceRun, same?.run),
       );
     }
 
@@ -438,7 +526,7 @@ async function main() {
     }
     if (!only || only.includes("sync")) {
       const sync = await measureSync(http, bearer, user, bareServer, constantServer);
-      rows.push(sync.row);
+      await finished(sync.row);
       syncLine = sync.line;
     }
     const screens = only
@@ -538,6 +626,7 @@ async function measureSync(
     p99: latencies.percentile(99),
     count: SYNC_SAMPLES,
     failed: 0,
+    retried: 0,
     statuses: [200],
     clientBusy: 0,
     window: { startUs: 0, endUs: 0 },
