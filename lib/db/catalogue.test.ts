@@ -1,7 +1,10 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { PgBoss } from "pg-boss";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getEnv } from "../env";
+import { JOBS_SCHEMA } from "../jobs/runtime";
 import { disconnectDb, requestPool } from "./client";
 import { compile, declaredStatements } from "./sql";
 
@@ -36,6 +39,15 @@ const declaredInSource = modules.flatMap((file) =>
 );
 
 beforeAll(async () => {
+  // pg-boss' tables (read by lib/jobs/queries.ts) exist once pg-boss has started on the database.
+  const boss = new PgBoss({
+    connectionString: getEnv().databaseUrl,
+    schema: JOBS_SCHEMA,
+    supervise: false,
+    schedule: false,
+  });
+  await boss.start();
+  await boss.stop({ graceful: false });
   for (const file of modules) await import(pathToFileURL(file).href);
 });
 

@@ -1,6 +1,7 @@
 import type { PgBoss } from "pg-boss";
 import type { JobQueueDepth } from "../metrics";
-import { JOBS_SCHEMA, QUEUES } from "./runtime";
+import { countJobsByQueue, type JobCountRow } from "./queries";
+import { QUEUES } from "./runtime";
 
 /**
  * What the queue holds, for `npm run admin -- jobs` and the queue depth
@@ -11,30 +12,8 @@ import { JOBS_SCHEMA, QUEUES } from "./runtime";
 /** How far back a failed job counts as "failed recently". */
 export const RECENT_FAILURES_HOURS = 24;
 
-interface CountRow {
-  name: string;
-  queued: number;
-  active: number;
-  failed: number;
-  failed_recently: number;
-  last_completed: Date | null;
-}
-
-async function countJobs(boss: PgBoss): Promise<CountRow[]> {
-  const { rows } = await boss.getDb().executeSql(
-    `SELECT name,
-        count(*) FILTER (WHERE state IN ('created', 'retry'))::int AS queued,
-        count(*) FILTER (WHERE state = 'active')::int AS active,
-        count(*) FILTER (WHERE state = 'failed')::int AS failed,
-        count(*) FILTER (WHERE state = 'failed'
-          AND completed_on > now() - make_interval(hours => $1))::int AS failed_recently,
-        max(completed_on) FILTER (WHERE state = 'completed') AS last_completed
-      FROM ${JOBS_SCHEMA}.job
-      WHERE name NOT LIKE '\\_\\_%'
-      GROUP BY name`,
-    [RECENT_FAILURES_HOURS],
-  );
-  return rows as CountRow[];
+function countJobs(): Promise<JobCountRow[]> {
+  return countJobsByQueue(RECENT_FAILURES_HOURS);
 }
 
 /** Every queue of the service, those without jobs included. */
@@ -46,7 +25,7 @@ async function queueNames(boss: PgBoss): Promise<string[]> {
 }
 
 export async function readQueueDepths(boss: PgBoss): Promise<JobQueueDepth[]> {
-  const counts = new Map((await countJobs(boss)).map((row) => [row.name, row]));
+  const counts = new Map((await countJobs()).map((row) => [row.name, row]));
   return (await queueNames(boss)).map((queue) => {
     const row = counts.get(queue);
     return { queue, queued: row?.queued ?? 0, active: row?.active ?? 0, failed: row?.failed ?? 0 };
@@ -65,7 +44,7 @@ export interface QueueStatus {
 
 /** Per queue: queued, active, failed in the last day, and when its schedule next sends a job. */
 export async function jobsStatus(boss: PgBoss, now: Date = new Date()): Promise<QueueStatus[]> {
-  const counts = new Map((await countJobs(boss)).map((row) => [row.name, row]));
+  const counts = new Map((await countJobs()).map((row) => [row.name, row]));
   const schedules = new Map((await boss.getSchedules()).map((s) => [s.name, s]));
   return (await queueNames(boss)).map((queue) => {
     const row = counts.get(queue);
