@@ -1,12 +1,9 @@
-import { mkdirSync } from "node:fs";
-import path from "node:path";
-import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type Browser, type Page } from "@playwright/test";
-import { createBrowserSession } from "../lib/auth/sessions";
+import { expect, test, type Browser } from "@playwright/test";
 import { db } from "../lib/db/client";
-import { rawSetting } from "../lib/env";
+import { expectAxeClean, checkWidths } from "./support/screen-check";
 import { connectJourneyDatabase } from "./support/database";
 import {
+  addSessionCookie,
   approveWithKey,
   authorizePath,
   connectSandboxBank,
@@ -17,7 +14,6 @@ import {
   signInByLink,
   uniqueEmail,
 } from "./support/journey";
-import { E2E_ORIGIN } from "./support/origin";
 import { partnerAppForSpec } from "./support/partner-app";
 
 /**
@@ -31,42 +27,14 @@ import { partnerAppForSpec } from "./support/partner-app";
 test.describe.configure({ timeout: 240_000 });
 
 const partnerApp = partnerAppForSpec();
-const SHOTS = rawSetting("SHOTS_DIR");
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-async function expectAxeClean(page: Page) {
-  const results = await new AxeBuilder({ page }).analyze();
-  expect(results.violations.map((violation) => violation.id)).toEqual([]);
-}
-
-/** Nothing scrolls sideways at 390 and 1280 px; with SHOTS_DIR, each width is kept. */
-async function checkWidths(page: Page, name: string) {
-  for (const width of [390, 1280]) {
-    await page.setViewportSize({ width, height: 900 });
-    const overflow = await page.evaluate(
-      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-    );
-    expect(overflow, `${name} scrolls sideways at ${width} px`).toBeLessThanOrEqual(0);
-    if (SHOTS) {
-      mkdirSync(SHOTS, { recursive: true });
-      await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
-    }
-  }
-}
 
 /** A browser signed in as `email`, the person's language set to `locale`. */
 async function signedIn(browser: Browser, email: string, locale: string) {
   connectJourneyDatabase();
   const user = await db().user.update({ where: { email }, data: { locale } });
-  const session = (await createBrowserSession(user.id)).split(";")[0] ?? "";
   const context = await browser.newContext({ locale });
-  await context.addCookies([
-    {
-      name: session.slice(0, session.indexOf("=")),
-      value: session.slice(session.indexOf("=") + 1),
-      url: E2E_ORIGIN,
-    },
-  ]);
+  await addSessionCookie(context, user.id);
   return context;
 }
 

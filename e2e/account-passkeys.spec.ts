@@ -2,14 +2,13 @@ import { readFile } from "node:fs/promises";
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { passkeyName } from "../app/(flow)/_lib/passkey-name";
 import { accountLabel, type OpenedAccount, type OpenedDetails } from "../lib/account/account-name";
-import { createBrowserSession } from "../lib/auth/sessions";
 import { ensureTenant } from "../lib/banking/tenants";
 import { generateKeyPair, openJson } from "../lib/crypto/envelope";
 import { db } from "../lib/db/client";
 import { createKeyBackup, type KeyBackup } from "../lib/keys/key-backup";
 import { connectBank } from "../test/bank-data";
 import { connectJourneyDatabase } from "./support/database";
-import { PASSPHRASE, uniqueEmail } from "./support/journey";
+import { addSessionCookie, PASSPHRASE, uniqueEmail } from "./support/journey";
 import { E2E_ORIGIN } from "./support/origin";
 import { addVirtualAuthenticator, storedKeyRecord } from "./support/passkeys";
 import { checkScreenWidths } from "./support/screen-check";
@@ -84,15 +83,8 @@ async function personWithKey(browser: Browser, locale = "en") {
     apiBaseUrl: E2E_ORIGIN,
     readme: "Backup of the journey's key",
   });
-  const session = (await createBrowserSession(user.id)).split(";")[0] ?? "";
   const context = await browser.newContext({ locale, viewport: { width: 1280, height: 900 } });
-  await context.addCookies([
-    {
-      name: session.slice(0, session.indexOf("=")),
-      value: session.slice(session.indexOf("=") + 1),
-      url: E2E_ORIGIN,
-    },
-  ]);
+  await addSessionCookie(context, user.id);
   const page = await context.newPage();
   await page.goto("/account");
   // The page looks for the key in its database (making it): keep the backup in it.

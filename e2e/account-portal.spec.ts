@@ -1,12 +1,9 @@
-import { mkdirSync } from "node:fs";
-import path from "node:path";
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { createBrowserSession } from "../lib/auth/sessions";
 import { db } from "../lib/db/client";
-import { rawSetting } from "../lib/env";
+import { expectAxeClean, checkWidths } from "./support/screen-check";
 import { connectJourneyDatabase } from "./support/database";
 import {
+  addSessionCookie,
   approveWithKey,
   authorizePath,
   connectSandboxBank,
@@ -37,42 +34,14 @@ import { partnerAppForSpec } from "./support/partner-app";
 test.describe.configure({ timeout: 240_000 });
 
 const partnerApp = partnerAppForSpec();
-const SHOTS = rawSetting("SHOTS_DIR");
 const LOCALES = ["en-US", "de-DE", "fi-FI"] as const;
-
-async function expectAxeClean(page: Page) {
-  const results = await new AxeBuilder({ page }).analyze();
-  expect(results.violations.map((violation) => violation.id)).toEqual([]);
-}
-
-/** Nothing scrolls sideways at 390 and 1280 px; with SHOTS_DIR, each width is kept. */
-async function checkWidths(page: Page, name: string) {
-  for (const width of [390, 1280]) {
-    await page.setViewportSize({ width, height: 900 });
-    const overflow = await page.evaluate(
-      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-    );
-    expect(overflow, `${name} scrolls sideways at ${width} px`).toBeLessThanOrEqual(0);
-    if (SHOTS) {
-      mkdirSync(SHOTS, { recursive: true });
-      await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
-    }
-  }
-}
 
 /** A browser in `locale`, signed in as `email` (a fresh sign-in). */
 async function signedIn(browser: Browser, email: string, locale: string) {
   connectJourneyDatabase();
   const user = await db().user.findUniqueOrThrow({ where: { email } });
-  const session = (await createBrowserSession(user.id)).split(";")[0] ?? "";
   const context = await browser.newContext({ locale });
-  await context.addCookies([
-    {
-      name: session.slice(0, session.indexOf("=")),
-      value: session.slice(session.indexOf("=") + 1),
-      url: E2E_ORIGIN,
-    },
-  ]);
+  await addSessionCookie(context, user.id);
   return context;
 }
 

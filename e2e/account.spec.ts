@@ -1,10 +1,10 @@
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { accountLabel, type OpenedAccount, type OpenedDetails } from "../lib/account/account-name";
 import { openJson } from "../lib/crypto/envelope";
 import { db } from "../lib/db/client";
 import { createClient } from "../lib/partners/clients";
 import { DEMO_PARTNER_NAME } from "../scripts/lib/seed";
+import { expectAxeClean } from "./support/screen-check";
 import { connectJourneyDatabase } from "./support/database";
 import {
   approveWithKey,
@@ -107,11 +107,6 @@ async function accountLines(email: string, privateKey: string | null) {
       return label ?? `Account ${index + 1} (${account.currency})`;
     }),
   );
-}
-
-async function expectAxeClean(page: Page) {
-  const results = await new AxeBuilder({ page }).analyze();
-  expect(results.violations.map((violation) => violation.id)).toEqual([]);
 }
 
 test.describe("desktop", () => {

@@ -1,9 +1,9 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { createBrowserSession } from "../lib/auth/sessions";
 import { db } from "../lib/db/client";
 import { connectJourneyDatabase } from "./support/database";
 import { checkScreenWidths } from "./support/screen-check";
 import {
+  addSessionCookie,
   approveWithKey,
   authorizePath,
   connectSandboxBank,
@@ -14,7 +14,6 @@ import {
   uniqueEmail,
   type JourneyClient,
 } from "./support/journey";
-import { E2E_ORIGIN } from "./support/origin";
 import { partnerAppForSpec } from "./support/partner-app";
 
 /**
@@ -46,19 +45,12 @@ async function ownerPage(
   const owner = await db().partnerOwner.findFirstOrThrow({
     where: { partnerId: client.partnerId },
   });
-  const session = (await createBrowserSession(owner.userId)).split(";")[0] ?? "";
   const context = await browser.newContext({
     javaScriptEnabled: options.javaScriptEnabled ?? true,
     locale: options.locale ?? "en-US",
     viewport: { width: options.width ?? 1280, height: 900 },
   });
-  await context.addCookies([
-    {
-      name: session.slice(0, session.indexOf("=")),
-      value: session.slice(session.indexOf("=") + 1),
-      url: E2E_ORIGIN,
-    },
-  ]);
+  await addSessionCookie(context, owner.userId);
   return context.newPage();
 }
 

@@ -3,12 +3,12 @@ import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { createBrowserSession } from "../lib/auth/sessions";
 import { openJson } from "../lib/crypto/envelope";
 import { db } from "../lib/db/client";
 import { asKeyBackup, openKeyBackup } from "../lib/keys/key-backup";
 import { connectJourneyDatabase } from "./support/database";
 import {
+  addSessionCookie,
   confirmBackup,
   downloadBackup,
   PASSPHRASE,
@@ -84,15 +84,8 @@ async function sdk(apiKey: string, path: string, body?: unknown) {
 async function signedIn(browser: Browser, email: string, locale: string) {
   connectJourneyDatabase();
   const user = await db().user.findUniqueOrThrow({ where: { email } });
-  const session = (await createBrowserSession(user.id)).split(";")[0] ?? "";
   const context = await browser.newContext({ locale });
-  await context.addCookies([
-    {
-      name: session.slice(0, session.indexOf("=")),
-      value: session.slice(session.indexOf("=") + 1),
-      url: E2E_ORIGIN,
-    },
-  ]);
+  await addSessionCookie(context, user.id);
   return context;
 }
 

@@ -1,15 +1,13 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { expect, test, type Browser, type Locator, type Page } from "@playwright/test";
-import { createBrowserSession } from "../lib/auth/sessions";
 import { generateKeyPair } from "../lib/crypto/envelope";
 import { db } from "../lib/db/client";
 import { rawSetting } from "../lib/env";
 import { createClient, rotateClientSecret } from "../lib/partners/clients";
 import { createPartner } from "../lib/partners/partners";
 import { connectJourneyDatabase } from "./support/database";
-import { uniqueEmail } from "./support/journey";
-import { E2E_ORIGIN } from "./support/origin";
+import { addSessionCookie, uniqueEmail } from "./support/journey";
 
 /**
  * Moments are shown as date, time and time zone in the reader's language and
@@ -43,15 +41,8 @@ async function expectDateAndTime(locator: Locator) {
 }
 
 async function signedInPage(browser: Browser, userId: string, locale: string): Promise<Page> {
-  const session = (await createBrowserSession(userId)).split(";")[0] ?? "";
   const context = await browser.newContext({ locale, timezoneId: ZONE });
-  await context.addCookies([
-    {
-      name: session.slice(0, session.indexOf("=")),
-      value: session.slice(session.indexOf("=") + 1),
-      url: E2E_ORIGIN,
-    },
-  ]);
+  await addSessionCookie(context, userId);
   return context.newPage();
 }
 

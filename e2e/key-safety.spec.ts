@@ -1,12 +1,13 @@
 import { readFileSync } from "node:fs";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
-import { createBrowserSession, FRESH_SIGN_IN_SECONDS } from "../lib/auth/sessions";
+import { FRESH_SIGN_IN_SECONDS } from "../lib/auth/sessions";
 import { generateKeyPair, openJson } from "../lib/crypto/envelope";
 import { db } from "../lib/db/client";
 import { createKeyBackup, serializeKeyBackup, type KeyBackup } from "../lib/keys/key-backup";
 import { connectJourneyDatabase } from "./support/database";
 import {
+  addSessionCookie,
   approveWithKey,
   authorizePath,
   BACKUP_LINK,
@@ -536,14 +537,7 @@ test("the developer export is not in the flow: My access offers it to a fresh si
   // Signed in without a mail (an address gets one a minute): signing in again below sends one.
   connectJourneyDatabase();
   const user = await db().user.create({ data: { email } });
-  const session = (await createBrowserSession(user.id)).split(";")[0] ?? "";
-  await page.context().addCookies([
-    {
-      name: session.slice(0, session.indexOf("=")),
-      value: session.slice(session.indexOf("=") + 1),
-      url: E2E_ORIGIN,
-    },
-  ]);
+  await addSessionCookie(page.context(), user.id);
   await startFlow(page, client);
   await expect(page).toHaveURL(/\/setup$/);
   await page.locator("#passphrase").fill(PASSPHRASE);

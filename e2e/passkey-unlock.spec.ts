@@ -1,10 +1,10 @@
 import { expect, test, type BrowserContext, type Page } from "@playwright/test";
-import { createBrowserSession } from "../lib/auth/sessions";
 import { db } from "../lib/db/client";
 import { normalizeEmail } from "../lib/mail/address";
 import { parsePasskeyWrappedKey } from "../lib/keys/passkey-key";
 import { connectJourneyDatabase } from "./support/database";
 import {
+  addSessionCookie,
   authorizePath,
   connectSandboxBank,
   createJourneyClient,
@@ -13,7 +13,6 @@ import {
   signInByLink,
   uniqueEmail,
 } from "./support/journey";
-import { E2E_ORIGIN } from "./support/origin";
 import { partnerAppForSpec } from "./support/partner-app";
 import {
   addVirtualAuthenticator,
@@ -48,12 +47,7 @@ async function mailsTo(email: string): Promise<number> {
  * a second mail to the same address within the minute the mail limit allows.
  */
 async function signedInByMail(context: BrowserContext, userId: string) {
-  connectJourneyDatabase();
-  const cookie = (await createBrowserSession(userId)).split(";")[0] ?? "";
-  const at = cookie.indexOf("=");
-  await context.addCookies([
-    { name: cookie.slice(0, at), value: cookie.slice(at + 1), url: E2E_ORIGIN },
-  ]);
+  await addSessionCookie(context, userId);
 }
 
 async function userOf(email: string) {

@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { createBrowserSession, FRESH_SIGN_IN_SECONDS } from "../lib/auth/sessions";
+import { FRESH_SIGN_IN_SECONDS } from "../lib/auth/sessions";
 import { keyedHash } from "../lib/crypto/keyed-hash";
 import { db } from "../lib/db/client";
 import { createPartner } from "../lib/partners/partners";
 import { connectJourneyDatabase } from "./support/database";
 import {
+  addSessionCookie,
   authorizePath,
   connectSandboxBank,
   createJourneyClient,
@@ -43,16 +44,11 @@ async function signedInBrowser(
 ) {
   connectJourneyDatabase();
   const user = await db().user.upsert({ where: { email }, create: { email }, update: {} });
-  const pair = (await createBrowserSession(user.id)).split(";")[0] ?? "";
-  const [name = "", value = ""] = [
-    pair.slice(0, pair.indexOf("=")),
-    pair.slice(pair.indexOf("=") + 1),
-  ];
   const context = await browser.newContext({
     javaScriptEnabled: options.javaScriptEnabled ?? true,
     viewport: { width: options.width ?? 1280, height: 900 },
   });
-  await context.addCookies([{ name, value, url: E2E_ORIGIN }]);
+  const value = await addSessionCookie(context, user.id);
   return { context, page: await context.newPage(), user, sessionValue: value };
 }
 

@@ -160,19 +160,22 @@ export async function approveWithKey(page: Page, passphrase?: string) {
   await approve.click();
 }
 
+/** Signs `context` in as the user with a fresh browser session; returns the session cookie's value. */
+export async function addSessionCookie(context: BrowserContext, userId: string): Promise<string> {
+  connectJourneyDatabase();
+  const pair = (await createBrowserSession(userId)).split(";")[0] ?? "";
+  const at = pair.indexOf("=");
+  const value = pair.slice(at + 1);
+  await context.addCookies([{ name: pair.slice(0, at), value, url: E2E_ORIGIN }]);
+  return value;
+}
+
 /** A new browser context (another device) already signed in as `email`. */
 export async function signedInContext(browser: Browser, email: string): Promise<BrowserContext> {
   connectJourneyDatabase();
   const user = await db().user.findUniqueOrThrow({ where: { email } });
-  const session = (await createBrowserSession(user.id)).split(";")[0] ?? "";
   const context = await browser.newContext();
-  await context.addCookies([
-    {
-      name: session.slice(0, session.indexOf("=")),
-      value: session.slice(session.indexOf("=") + 1),
-      url: E2E_ORIGIN,
-    },
-  ]);
+  await addSessionCookie(context, user.id);
   return context;
 }
 

@@ -1,3 +1,4 @@
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page } from "@playwright/test";
@@ -26,6 +27,30 @@ export async function checkScreenWidths(page: Page, name: string): Promise<void>
       `axe on ${name} at ${width} px`,
     ).toEqual([]);
     if (SHOTS) {
+      await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
+    }
+  }
+}
+
+/** axe finds nothing on the page as it is now. */
+export async function expectAxeClean(page: Page): Promise<void> {
+  const results = await new AxeBuilder({ page }).analyze();
+  expect(results.violations.map((violation) => violation.id)).toEqual([]);
+}
+
+/**
+ * Nothing scrolls sideways at 390 and 1280 px (axe is left to the caller);
+ * with SHOTS_DIR set, each width is saved as `<name>-<width>.png` there.
+ */
+export async function checkWidths(page: Page, name: string): Promise<void> {
+  for (const width of [390, 1280]) {
+    await page.setViewportSize({ width, height: 900 });
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
+    expect(overflow, `${name} scrolls sideways at ${width} px`).toBeLessThanOrEqual(0);
+    if (SHOTS) {
+      mkdirSync(SHOTS, { recursive: true });
       await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
     }
   }
