@@ -23,7 +23,10 @@ import { handleListClients } from "../partners/client-api";
 import { rawSetting, setDatabaseUrl } from "../env";
 import { db, disconnectDb } from "./client";
 import { isDatabaseUnavailable } from "./faults";
-import { query, sql } from "./sql";
+import { query, sql, statement } from "./sql";
+
+/** A statement that touches no table. */
+const one = statement("test.one", (n: number) => sql`SELECT ${n}::int AS "one"`, [[1]]);
 
 /**
  * While the database cannot be reached every endpoint answers 503 with
@@ -77,7 +80,7 @@ describe("isDatabaseUnavailable", () => {
   });
 
   it("recognises the real error of a hand-written statement against an unreachable server", async () => {
-    const error = await captureError(() => query(sql`SELECT ${1}::int AS "one"`));
+    const error = await captureError(() => query(one(1)));
     expect(isDatabaseUnavailable(error)).toBe(true);
   });
 

@@ -31,7 +31,10 @@ import { handleTokenRequest } from "../oauth/token";
 import { handleUserinfoRequest } from "../oauth/userinfo";
 import { db, syncDb } from "./client";
 import { isDatabaseUnavailable } from "./faults";
-import { query as queryRows, sql } from "./sql";
+import { query as queryRows, sql, statement } from "./sql";
+
+/** A statement that touches no table. */
+const one = statement("test.one", (n: number) => sql`SELECT ${n}::int AS "one"`, [[1]]);
 
 /**
  * Pool exhaustion, on a database of this file's own: two request
@@ -133,9 +136,9 @@ describe("isDatabaseUnavailable, on the real errors of a busy or broken pool", (
       expect(isDatabaseUnavailable(query)).toBe(true);
 
       // Hand-written statements wait for the same connections, and fail alike.
-      const statement = await captureError(() => queryRows(sql`SELECT ${1}::int AS "one"`));
-      expect((statement as Error).message).toBe("timeout exceeded when trying to connect");
-      expect(isDatabaseUnavailable(statement)).toBe(true);
+      const handWritten = await captureError(() => queryRows(one(1)));
+      expect((handWritten as Error).message).toBe("timeout exceeded when trying to connect");
+      expect(isDatabaseUnavailable(handWritten)).toBe(true);
     } finally {
       await release();
     }
