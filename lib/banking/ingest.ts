@@ -9,6 +9,14 @@ import { observeIngestDuration } from "../metrics";
 import { toStoredPsuHeaders } from "../upstream/psu-headers";
 import { startSyncDeadline, type SyncDeadline } from "./budget";
 import { HistoryReading, storeRead, type FetchedTransactions } from "./fetch-and-store";
+import {
+  clearHistoryPending,
+  connectionHistoryPending,
+  deleteBalancesFrom,
+  lockConnection,
+  setHistoryDays,
+  upsertBalance,
+} from "./queries/accounts";
 import { accountColumns, balanceColumns, identityHashCandidates } from "./sealing";
 import { firstHistoryWindows, historyDaysAfter } from "./windows";
 import { statementsOf, writeWithinDeadline, type RunStatement } from "./write-transaction";
@@ -35,22 +43,6 @@ import { recordConnectionEvent } from "../webhooks/producers";
 type SealedBalance = ReturnType<typeof balanceColumns>;
 
 /**
- * A balance at its place in the bank's answer. An account may hold several
- * balances of one type (two `ITAV` of different sources or dates): the key is
- * the place, never the type, so none of them replaces another.
- */
-const UPSERT_BALANCE = `
-INSERT INTO "Balance" ("id", "accountId", "position", "balanceType", "currency",
-  "referenceDate", "enc", "updatedAt")
-VALUES (gen_random_uuid(), $1::uuid, $2, $3, $4, $5, $6, $7::timestamp)
-ON CONFLICT ("accountId", "position") DO UPDATE SET "balanceType" = EXCLUDED."balanceType",
-  "currency" = EXCLUDED."currency", "referenceDate" = EXCLUDED."referenceDate",
-  "enc" = EXCLUDED."enc", "updatedAt" = EXCLUDED."updatedAt"`;
-
-/** The balances past the last one the bank reported: it reports them no more. */
-const DELETE_BALANCES_FROM = `DELETE FROM "Balance" WHERE "accountId" = $1::uuid AND "position" >= $2`;
-
-/**
  * Sealed balances, replacing the account's whole (docs/ingest.md#balances):
  * after it the account holds exactly the balances of this read, in its order.
  * Written in place and then cut to length rather than deleted and inserted
@@ -63,17 +55,10 @@ export async function writeBalances(
   balances: SealedBalance[],
 ) {
   for (const [position, columns] of balances.entries()) {
-    await run(UPSERT_BALANCE, [
-      accountId,
-      position,
-      columns.balanceType,
-      columns.currency,
-      columns.referenceDate,
-      columns.enc,
-      new Date(),
-    ]);
+    await upsertBalance(run, accountId, position, columns, new Date());
   }
-  await run(DELETE_BALANCES_FROM, [accountId, balances.length]);
+  // The balances past the last one the bank reported: it reports them no more.
+  await deleteBalancesFrom(run, accountId, balances.length);
 }
 
 /**
@@ -89,21 +74,10 @@ export async function completeFirstHistory(
   run: RunStatement,
   accountId: string,
 ): Promise<string | null> {
-  const [cleared] = await run.rows<{ connectionId: string }>(
-    `UPDATE "Account" SET "historyPending" = false, "updatedAt" = $2::timestamp
-      WHERE "id" = $1::uuid AND "historyPending" RETURNING "connectionId"`,
-    [accountId, new Date()],
-  );
-  if (!cleared) return null;
-  await run.rows(`SELECT "id" FROM "Connection" WHERE "id" = $1::uuid FOR UPDATE`, [
-    cleared.connectionId,
-  ]);
-  const [pending] = await run.rows<{ exists: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM "Account" WHERE "connectionId" = $1::uuid AND "historyPending")
-       AS "exists"`,
-    [cleared.connectionId],
-  );
-  return pending?.exists ? null : cleared.connectionId;
+  const connectionId = await clearHistoryPending(run, accountId, new Date());
+  if (!connectionId) return null;
+  await lockConnection(run, connectionId);
+  return (await connectionHistoryPending(run, connectionId)) ? null : connectionId;
 }
 
 /** The depth the bank allowed, once it refused a longer first history (docs/ingest.md). */
@@ -115,10 +89,7 @@ async function keepHistoryDepth(
 ) {
   const historyDays = historyDaysAfter(firstHistoryWindows(now), fetched.window, now, null);
   if (historyDays === null) return;
-  await run(`UPDATE "Account" SET "historyDays" = $2 WHERE "id" = $1::uuid`, [
-    accountId,
-    historyDays,
-  ]);
+  await setHistoryDays(run, accountId, historyDays);
 }
 
 /**

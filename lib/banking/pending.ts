@@ -1,6 +1,12 @@
 import { timingSafeEqualString } from "../crypto/constant-time";
 import { keyedHash } from "../crypto/keyed-hash";
 import type { ReadWritten } from "./fetch-and-store";
+import {
+  pendingNotSeen,
+  removeTransactions,
+  takePendingIds,
+  type StoredPending,
+} from "./queries/transactions";
 import type { InsertedRow } from "./write";
 import { PENDING_REREAD_LIMIT_DAYS } from "./windows";
 import type { RunStatement } from "./write-transaction";
@@ -27,29 +33,6 @@ import type { RunStatement } from "./write-transaction";
  */
 export const BOOKING_DELAY_DAYS = PENDING_REREAD_LIMIT_DAYS;
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-interface StoredPending {
-  id: string;
-  matchHash: string | null;
-  amountHash: string | null;
-  day: string | null;
-}
-
-/** The account's pending rows the read did not report, oldest first. */
-const VANISHED_PENDING = `
-SELECT "id", "matchHash", "amountHash",
-  COALESCE("bookingDate", "transactionDate", "valueDate", to_char("createdAt", 'YYYY-MM-DD')) AS "day"
-FROM "Transaction"
-WHERE "accountId" = $1::uuid AND "status" = 'PDNG' AND NOT ("dedupeHash" = ANY($2::text[]))
-ORDER BY "day", "id"`;
-
-/** A new row takes the id of the pending row it replaces. */
-const TAKE_IDS = `
-UPDATE "Transaction" AS replacing SET "id" = pairs."pendingId"
-FROM unnest($2::uuid[], $3::uuid[]) AS pairs("pendingId", "newId")
-WHERE replacing."accountId" = $1::uuid AND replacing."id" = pairs."newId"`;
-
-const REMOVE = `DELETE FROM "Transaction" WHERE "accountId" = $1::uuid AND "id" = ANY($2::uuid[])`;
 
 const dayNumber = (day: string | null) => (day ? Date.parse(`${day}T00:00:00Z`) / DAY_MS : null);
 
@@ -91,10 +74,7 @@ export async function settlePending(
   accountId: string,
   written: ReadWritten,
 ): Promise<number> {
-  const vanished = await run.rows<StoredPending>(VANISHED_PENDING, [
-    accountId,
-    [...written.pendingSeen],
-  ]);
+  const vanished = await pendingNotSeen(run, accountId, [...written.pendingSeen]);
   if (vanished.length === 0) return 0;
   const candidates: Candidate[] = written.inserted.map((inserted) => ({
     inserted,
@@ -117,13 +97,11 @@ export async function settlePending(
     pairs.push([pending.id, best.candidate.inserted.id]);
   }
   // The pending rows go first: their ids are then free for the rows replacing them.
-  await run(REMOVE, [accountId, vanished.map((pending) => pending.id)]);
-  if (pairs.length > 0) {
-    await run(TAKE_IDS, [
-      accountId,
-      pairs.map(([pendingId]) => pendingId),
-      pairs.map(([, id]) => id),
-    ]);
-  }
+  await removeTransactions(
+    run,
+    accountId,
+    vanished.map((pending) => pending.id),
+  );
+  if (pairs.length > 0) await takePendingIds(run, accountId, pairs);
   return pairs.length;
 }

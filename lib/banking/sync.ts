@@ -18,6 +18,8 @@ import { fetchTransactions, storeWhileFetching } from "./fetch-and-store";
 import { completeFirstHistory, writeBalances } from "./ingest";
 import { recordConnectionEvent, recordConnectionExpired } from "../webhooks/producers";
 import { settlePending } from "./pending";
+import { markAccountSynced, markConnectionSynced } from "./queries/accounts";
+import { oldestPendingDay } from "./queries/transactions";
 import { firstHistoryWindows, historyDaysAfter, syncWindows } from "./windows";
 import { answerPsuHeaderRefusal, missingBeforeRead } from "./psu-headers";
 
@@ -123,17 +125,6 @@ async function markLapsed(connectionId: string, reason: "reconnect_needed" | "co
 /** The identities this version stores (lib/banking/identity.ts); older accounts hold 1. */
 const IDENTITY_VERSION = 2;
 
-/** The day of the account's oldest pending entry, if it holds any. */
-async function oldestPendingDay(accountId: string): Promise<string | null> {
-  const [row] = await syncDb().$queryRawUnsafe<{ day: string | null }[]>(
-    `SELECT min(COALESCE("bookingDate", "transactionDate", "valueDate",
-       to_char("createdAt", 'YYYY-MM-DD'))) AS "day"
-     FROM "Transaction" WHERE "accountId" = $1::uuid AND "status" = 'PDNG'`,
-    accountId,
-  );
-  return row?.day ?? null;
-}
-
 /**
  * Null when the tenant has no such account. Each sync's time is observed by
  * outcome (docs/observability.md): ok, the failure's reason, or the error.
@@ -222,16 +213,8 @@ async function readAndStore(request: SyncRequest): Promise<SyncOutcome | null> {
         if (account.historyPending) historyReady = await completeFirstHistory(run, account.id);
         const replaced = await settlePending(run, account.id, written);
         const historyDays = historyDaysAfter(windows, fetched.window, now, account.historyDays);
-        await run(
-          `UPDATE "Account" SET "historyDays" = $2, "identityVersion" = $3,
-             "updatedAt" = $4::timestamp WHERE "id" = $1::uuid`,
-          [account.id, historyDays, IDENTITY_VERSION, new Date()],
-        );
-        await run(
-          `UPDATE "Connection" SET "lastSyncedAt" = $2::timestamp, "updatedAt" = $3::timestamp
-            WHERE "id" = $1::uuid`,
-          [connection.id, now, new Date()],
-        );
+        await markAccountSynced(run, account.id, historyDays, IDENTITY_VERSION, new Date());
+        await markConnectionSynced(run, connection.id, now, new Date());
         return written.inserted.length - replaced;
       },
     }));

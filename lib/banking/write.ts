@@ -1,9 +1,9 @@
-import { v7 as uuidV7 } from "uuid";
 import { sealAll } from "../crypto/seal-pool";
 import type { UpstreamTransaction } from "../upstream/types";
 import { inCpuSlices, SyncDeadlineError, type SyncDeadline } from "./budget";
 import { TransactionIdentities } from "./identity";
 import { transactionRow, type TransactionRow } from "./sealing";
+import { insertTransactionRows, rehashTransactions } from "./queries/transactions";
 import type { RunStatement } from "./write-transaction";
 
 /**
@@ -128,63 +128,6 @@ function beforeDeadline<T>(promise: Promise<T>, deadline: SyncDeadline): Promise
   });
 }
 
-/**
- * The chunk travels as one JSON parameter, an array of rows: PostgreSQL
- * reads one JSON text with less work than ten array parameters, and the
- * driver sends one string instead of escaping 5 000 array elements.
- *
- * Each row's id is a UUIDv7 (RFC 9562): time-ordered, so new rows land at
- * the right edge of the primary key's index. Random ids touched a different
- * leaf page of that index for nearly every row, and after each checkpoint
- * PostgreSQL logs a whole copy of every page it touches first: half of a
- * history's write-ahead log (docs/ingest.md).
- *
- * A booked transaction already stored is left as it is (its row, id and
- * envelope never change); a pending one already stored takes what the bank
- * says now. The new rows come back, to be matched with the pending rows the
- * bank no longer reports (lib/banking/pending.ts).
- */
-const INSERT_TRANSACTIONS = `
-WITH written AS (
-INSERT INTO "Transaction" ("id", "accountId", "currency", "creditDebitIndicator", "status",
-  "bookingDate", "valueDate", "transactionDate", "bankTransactionCode", "enc", "dedupeHash",
-  "matchHash", "amountHash")
-SELECT rows.d::uuid, $1::uuid, rows.c, rows.i, rows.s, rows.b, rows.v, rows.t, rows.k,
-  rows.e, rows.h, rows.m, rows.a
-FROM json_to_recordset($2::json) AS rows(d text, c text, i text, s text, b text, v text, t text,
-  k text, e text, h text, m text, a text)
-ON CONFLICT ("accountId", "dedupeHash") DO UPDATE SET "currency" = EXCLUDED."currency",
-  "creditDebitIndicator" = EXCLUDED."creditDebitIndicator", "status" = EXCLUDED."status",
-  "bookingDate" = EXCLUDED."bookingDate", "valueDate" = EXCLUDED."valueDate",
-  "transactionDate" = EXCLUDED."transactionDate",
-  "bankTransactionCode" = EXCLUDED."bankTransactionCode", "enc" = EXCLUDED."enc",
-  "matchHash" = EXCLUDED."matchHash", "amountHash" = EXCLUDED."amountHash"
-  WHERE "Transaction"."status" = 'PDNG'
-RETURNING "id", "dedupeHash", xmax = 0 AS "inserted"
-)
-SELECT "id", "dedupeHash" FROM written WHERE "inserted"`;
-
-/**
- * A row stored under one of a transaction's previous keys (the previous
- * secret's during a SECRET_KEY rotation, or the key of an account stored
- * before identities were fingerprints) is the same transaction: its key is
- * rewritten to the current one (unless that one is stored too), so the
- * insert that follows recognizes it, and it stays recognized afterwards
- * (docs/operations.md, "Rotating SECRET_KEY"). One stored row per key.
- */
-const REHASH_TRANSACTIONS = `
-UPDATE "Transaction" AS stored SET "dedupeHash" = found."dedupeHash"
-FROM (
-  SELECT DISTINCT ON (rows."dedupeHash") rows."dedupeHash", earlier."id"
-  FROM unnest($2::text[], $3::text[]) AS rows("dedupeHash", "previousHash")
-  JOIN "Transaction" AS earlier
-    ON earlier."accountId" = $1::uuid AND earlier."dedupeHash" = rows."previousHash"
-  WHERE NOT EXISTS (SELECT 1 FROM "Transaction" AS current
-    WHERE current."accountId" = $1::uuid AND current."dedupeHash" = rows."dedupeHash")
-  ORDER BY rows."dedupeHash"
-) AS found
-WHERE stored."id" = found."id"`;
-
 /** A row this read inserted: its id, and what it may be matched on (lib/banking/pending.ts). */
 export interface InsertedRow {
   id: string;
@@ -209,33 +152,13 @@ export async function insertTransactions(
     const previous = rows.flatMap((row) =>
       row.previousHashes.map((hash) => [row.dedupeHash, hash] as const),
     );
-    if (previous.length > 0) {
-      await run(REHASH_TRANSACTIONS, [
-        accountId,
-        previous.map(([current]) => current),
-        previous.map(([, hash]) => hash),
-      ]);
-    }
-    const json = JSON.stringify(
-      rows.map((row, index) => ({
-        d: uuidV7(),
-        c: row.currency,
-        i: row.creditDebitIndicator,
-        s: row.status,
-        b: row.bookingDate,
-        v: row.valueDate,
-        t: row.transactionDate,
-        k: row.bankTransactionCode,
-        e: envelopes[index],
-        h: row.dedupeHash,
-        m: row.matchHash,
-        a: row.amountHash,
-      })),
-    );
-    const written = await run.rows<{ id: string; dedupeHash: string }>(INSERT_TRANSACTIONS, [
-      accountId,
-      json,
-    ]);
+    // A row stored under one of a transaction's previous keys (the previous
+    // secret's during a SECRET_KEY rotation, or the key of an account stored
+    // before identities were fingerprints) is the same transaction: its key is
+    // rewritten to the current one first, so the insert recognizes it, and it
+    // stays recognized afterwards (docs/operations.md, "Rotating SECRET_KEY").
+    if (previous.length > 0) await rehashTransactions(run, accountId, previous);
+    const written = await insertTransactionRows(run, accountId, rows, envelopes);
     if (written.length === 0) continue;
     const byHash = new Map(rows.map((row) => [row.dedupeHash, row]));
     for (const { id, dedupeHash } of written) {

@@ -102,8 +102,8 @@ export function requestPool(): pg.Pool {
 }
 
 /**
- * The sync pool's driver, for the hand-written write transactions of syncs
- * (lib/banking/write-transaction.ts) only.
+ * The sync pool's driver, for the bulk write transactions of syncs
+ * (lib/banking/queries/write-transaction.ts, run by lib/db/sql.ts) only.
  */
 export function syncPool(): pg.Pool {
   return poolFor("sync").pool;
