@@ -70,6 +70,12 @@ const QUERY_IMPORTS = {
   message: "Pages and route handlers do not query the database: call a function of lib/.",
   allowTypeImports: true,
 };
+const SQL_IMPORTS = {
+  group: ["@/lib/db/sql", "**/db/sql"],
+  message:
+    "Hand-written statements live in the aggregate's query module (queries.ts or queries/): docs/database.md#hand-written-statements.",
+  allowTypeImports: true,
+};
 const TOOLING_IMPORTS = {
   group: ["**/scripts/*", "**/scripts/**", "**/e2e/*", "**/test/*"],
   message: "Product code must not depend on tooling (scripts/, e2e/, test/).",
@@ -97,16 +103,28 @@ const CONSTANT_TIME_RULES = {
   ],
 };
 
-const PROCESS_ENV_RULES = {
+const PROCESS_ENV = {
+  object: "process",
+  property: "env",
+  message: "Read settings through lib/env.ts (the only reader of process.env).",
+};
+const PROCESS_ENV_RULES = { "no-restricted-properties": ["error", PROCESS_ENV] };
+
+// Prisma's raw statements bypass the statement catalogue: lib/db/sql.ts runs
+// the declared statements (queryIn, executeIn) and is the only caller.
+const RAW_STATEMENT_RULES = {
   "no-restricted-properties": [
     "error",
-    {
-      object: "process",
-      property: "env",
-      message: "Read settings through lib/env.ts (the only reader of process.env).",
-    },
+    PROCESS_ENV,
+    ...["$queryRaw", "$executeRaw", "$queryRawUnsafe", "$executeRawUnsafe"].map((property) => ({
+      property,
+      message:
+        "Declare the statement in its aggregate's query module and run it with lib/db/sql.ts (docs/database.md#hand-written-statements).",
+    })),
   ],
 };
+
+const QUERY_MODULES = ["lib/**/queries.ts", "lib/**/queries/*.ts"];
 
 export default defineConfig([
   ...nextVitals,
@@ -154,9 +172,32 @@ export default defineConfig([
       "no-restricted-imports": "off",
       "@typescript-eslint/no-restricted-imports": [
         "error",
+        {
+          patterns: [
+            FRAMEWORK_IMPORTS,
+            PRISMA_IMPORTS,
+            DRIVER_IMPORTS,
+            SQL_IMPORTS,
+            TOOLING_IMPORTS,
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: QUERY_MODULES,
+    ignores: ["lib/db/**"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
         { patterns: [FRAMEWORK_IMPORTS, PRISMA_IMPORTS, DRIVER_IMPORTS, TOOLING_IMPORTS] },
       ],
     },
+  },
+  {
+    files: ["lib/**/*.{ts,tsx}", "app/**/*.{ts,tsx}"],
+    ignores: ["lib/db/sql.ts", "lib/env.ts", "**/*.test.ts", "**/*.test.tsx"],
+    rules: RAW_STATEMENT_RULES,
   },
   {
     files: ["lib/http/**/*.{ts,tsx}", "lib/i18n/**/*.{ts,tsx}"],

@@ -106,6 +106,27 @@ describe("import fences", () => {
     expect(await ruleIds(code, "lib/env.ts")).not.toContain("no-restricted-properties");
   });
 
+  it("hand-written statements live only in query modules (docs/database.md)", async () => {
+    const rule = "@typescript-eslint/no-restricted-imports";
+    const tag = 'import { sql } from "../db/sql";\nexport const x = sql`SELECT 1`;\n';
+    expect(await ruleIds(tag, "lib/oauth/fence-probe.ts")).toContain(rule);
+    expect(await ruleIds(tag, "lib/oauth/queries.ts")).not.toContain(rule);
+    expect(await ruleIds(tag, "lib/banking/queries/fence-probe.ts")).not.toContain(rule);
+    const typeOnly = 'import type { Statement } from "../db/sql";\nexport type X = Statement;\n';
+    expect(await ruleIds(typeOnly, "lib/oauth/fence-probe.ts")).not.toContain(rule);
+  });
+
+  it("only lib/db/sql.ts runs Prisma's raw statements", async () => {
+    const rule = "no-restricted-properties";
+    for (const method of ["$queryRaw", "$executeRaw", "$queryRawUnsafe", "$executeRawUnsafe"]) {
+      const code = `declare const tx: Record<string, unknown>;\nexport const x = tx.${method};\n`;
+      expect(await ruleIds(code, "lib/banking/fence-probe.ts"), method).toContain(rule);
+      expect(await ruleIds(code, "lib/oauth/queries.ts"), method).toContain(rule);
+      expect(await ruleIds(code, "app/api/fence-probe.ts"), method).toContain(rule);
+      expect(await ruleIds(code, "lib/db/sql.ts"), method).not.toContain(rule);
+    }
+  });
+
   it("product code may not depend on tooling", async () => {
     const code = 'import { seedDemo } from "../../scripts/lib/seed";\nexport const x = seedDemo;\n';
     expect(await ruleIds(code, "lib/oauth/fence-probe.ts")).toContain(

@@ -151,10 +151,8 @@ export function declaredStatements(): CatalogueEntry[] {
 }
 
 /** Runs one statement on the request pool and returns its rows. */
-export async function query<Row extends object>(
-  statement: Statement | SqlFragment,
-): Promise<Row[]> {
-  const { text, values } = compile(statement instanceof Statement ? statement.fragment : statement);
+export async function query<Row extends object>(statement: Statement): Promise<Row[]> {
+  const { text, values } = compile(statement.fragment);
   const result = await requestPool().query<Row & pg.QueryResultRow>({
     name: statementName(text),
     text,
@@ -165,9 +163,7 @@ export async function query<Row extends object>(
 }
 
 /** The first row of a statement's result, or null. */
-export async function queryOne<Row extends object>(
-  statement: Statement | SqlFragment,
-): Promise<Row | null> {
+export async function queryOne<Row extends object>(statement: Statement): Promise<Row | null> {
   return (await query<Row>(statement))[0] ?? null;
 }
 
