@@ -10,6 +10,24 @@ import { build } from "esbuild";
 // eslint-disable-next-line no-restricted-properties -- a build step in plain Node, before any TypeScript
 const distDir = process.env.NEXT_DIST_DIR || ".next";
 
+// Packages published only as ES modules with a default export: required from CommonJS, Node
+// hands back their namespace, whose `default` the bundle's interop would not unwrap, so they are
+// compiled into the launcher instead (with their own dependencies).
+const BUNDLED = new Set(["p-retry", "is-network-error"]);
+
+/** Every other package stays a require() of node_modules, one instance shared with Next. */
+const externalPackages = {
+  name: "external-packages",
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) => {
+      const name = args.path.startsWith("@")
+        ? args.path.split("/").slice(0, 2).join("/")
+        : args.path.split("/")[0];
+      return BUNDLED.has(name) ? undefined : { path: args.path, external: true };
+    });
+  },
+};
+
 await build({
   entryPoints: ["scripts/launch.ts"],
   // Two levels below the repository, as scripts/lib/ is: paths resolved from a module's own
@@ -19,7 +37,7 @@ await build({
   platform: "node",
   format: "cjs",
   target: "node22",
-  packages: "external",
+  plugins: [externalPackages],
   define: { "import.meta.dirname": "__dirname", "import.meta.url": "__launcherUrl" },
   banner: { js: 'const __launcherUrl = require("node:url").pathToFileURL(__filename).href;' },
   logLevel: "warning",

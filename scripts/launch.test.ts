@@ -86,6 +86,9 @@ describe("npm start", () => {
       const compiled = [path.join(dist, "launcher", "launch.cjs")];
       const bundle = readFileSync(path.join(REPO_ROOT, compiled[0]!), "utf8");
       expect(bundle).not.toMatch(/require\("(tsx|esbuild)[/"]/);
+      // An ES-module-only package used through its default export is compiled in: required,
+      // its default would be the namespace (the aggregator client's retries failed so).
+      expect(bundle).not.toMatch(/require\("p-retry"\)/);
 
       const refused = await start(UNCONFIGURED, compiled);
       expect(refused.code).toBe(1);
