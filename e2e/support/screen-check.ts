@@ -7,17 +7,32 @@ import { rawSetting } from "../../lib/env";
 const SHOTS = rawSetting("SHOTS_DIR");
 
 /**
- * The screen as it is, at a phone's (390 px) and a desktop's (1280 px) width:
- * nothing scrolls sideways and axe finds nothing. With SHOTS_DIR set, each
+ * The screen at a phone's (390 px) and a desktop's (1280 px) width: nothing
+ * scrolls sideways, then `check` runs at that width. With SHOTS_DIR set, each
  * width is also saved as `<name>-<width>.png` there, to be looked at.
  */
-export async function checkScreenWidths(page: Page, name: string): Promise<void> {
+async function atEachWidth(
+  page: Page,
+  name: string,
+  check: (width: number) => Promise<void> = async () => {},
+): Promise<void> {
   for (const width of [390, 1280]) {
     await page.setViewportSize({ width, height: 900 });
     const overflow = await page.evaluate(
       () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
     );
     expect(overflow, `${name} scrolls sideways at ${width} px`).toBeLessThanOrEqual(0);
+    await check(width);
+    if (SHOTS) {
+      mkdirSync(SHOTS, { recursive: true });
+      await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
+    }
+  }
+}
+
+/** The screen as it is at both widths: nothing scrolls sideways and axe finds nothing. */
+export async function checkScreenWidths(page: Page, name: string): Promise<void> {
+  await atEachWidth(page, name, async (width) => {
     const results = await new AxeBuilder({ page }).analyze();
     expect(
       results.violations.map(
@@ -26,32 +41,16 @@ export async function checkScreenWidths(page: Page, name: string): Promise<void>
       ),
       `axe on ${name} at ${width} px`,
     ).toEqual([]);
-    if (SHOTS) {
-      await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
-    }
-  }
+  });
+}
+
+/** Nothing scrolls sideways at either width (axe is left to the caller). */
+export async function checkWidths(page: Page, name: string): Promise<void> {
+  await atEachWidth(page, name);
 }
 
 /** axe finds nothing on the page as it is now. */
 export async function expectAxeClean(page: Page): Promise<void> {
   const results = await new AxeBuilder({ page }).analyze();
   expect(results.violations.map((violation) => violation.id)).toEqual([]);
-}
-
-/**
- * Nothing scrolls sideways at 390 and 1280 px (axe is left to the caller);
- * with SHOTS_DIR set, each width is saved as `<name>-<width>.png` there.
- */
-export async function checkWidths(page: Page, name: string): Promise<void> {
-  for (const width of [390, 1280]) {
-    await page.setViewportSize({ width, height: 900 });
-    const overflow = await page.evaluate(
-      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-    );
-    expect(overflow, `${name} scrolls sideways at ${width} px`).toBeLessThanOrEqual(0);
-    if (SHOTS) {
-      mkdirSync(SHOTS, { recursive: true });
-      await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
-    }
-  }
 }

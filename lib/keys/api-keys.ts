@@ -4,7 +4,7 @@ import type { Statement } from "../db/sql";
 import { keyedHash, keyedHashCandidates } from "../crypto/keyed-hash";
 import { randomToken } from "../crypto/random";
 import { ENDED_KEY_SELECT, recordAccessEnded } from "../webhooks/producers";
-import { findActiveKey, runKeyedRead, type KeyCheck } from "./queries";
+import { findActiveKey, runKeyedRead, type ActiveKeyRow, type KeyCheck } from "./queries";
 
 /**
  * API keys (docs/protocol.md#api-keys): `ebk_` + 256 random bits, stored as a keyed hash with
@@ -33,18 +33,8 @@ export function shownPrefix(key: string): string {
   return key.slice(0, SHOWN_PREFIX_LENGTH);
 }
 
-export interface ApiKeyPrincipal {
-  apiKeyId: string;
-  tenantId: string;
-  subject: string;
-  clientId: string;
-  partnerId: string | null;
-  scope: string;
-  expiresAt: Date;
-  email: string;
-  /** The key's client belongs to a suspended partner (docs/partner-suspension.md). */
-  partnerSuspended: boolean;
-}
+/** The active key and what it stands for: its tenant, subject, client, partner, scope, expiry and user. */
+export type ApiKeyPrincipal = ActiveKeyRow;
 
 export type ApiKeyCredential =
   { kind: "none" } | { kind: "conflict" } | { kind: "key"; key: string };
