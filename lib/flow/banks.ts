@@ -3,7 +3,7 @@ import { countFlowFailure } from "../analytics/counters";
 import { findSignedInUser } from "../auth/sessions";
 import { ensureTenant, tenantSubject } from "../banking/tenants";
 import { keyedHashCandidates } from "../crypto/keyed-hash";
-import { db } from "../db/client";
+import { db, type Prisma } from "../db/client";
 import { getEnv } from "../env";
 import { OUTAGE_RETRY_AFTER_SECONDS } from "../db/faults";
 import { cookieName, serializeCookie } from "../http/cookies";
@@ -143,6 +143,30 @@ export async function handleBankRenew(request: Request): Promise<Response> {
 }
 
 /**
+ * Claims a bank's return for its authorization, once: "claimed" when this
+ * request is the one to complete it. Approving again at the bank (Back to its
+ * page) brings a used return once more: "connected" when the bank it
+ * connected is there for the tenant, so that is no failure; otherwise, or
+ * when another request claimed it first, "failed".
+ */
+async function claimReturn(
+  authorization: { id: string; completedAt: Date | null; aspspName: string; aspspCountry: string },
+  tenant: Prisma.TenantWhereInput,
+): Promise<"claimed" | "connected" | "failed"> {
+  if (authorization.completedAt) {
+    const connected = await db().connection.count({
+      where: { tenant, aspspName: authorization.aspspName, aspspCountry: authorization.aspspCountry },
+    });
+    return connected > 0 ? "connected" : "failed";
+  }
+  const claimed = await db().bankAuthorization.updateMany({
+    where: { id: authorization.id, completedAt: null },
+    data: { completedAt: new Date() },
+  });
+  return claimed.count === 1 ? "claimed" : "failed";
+}
+
+/**
  * GET /banks/callback: the bank sent the browser back. Checked here (bound to
  * this browser's flow, used once, not stale); the consent is then completed
  * and stored after the response (bank-ingest.ts), and the browser goes to the
@@ -165,23 +189,8 @@ export async function handleBankCallback(request: Request): Promise<Response> {
   if (!authorization || authorization.flowId !== flow.id || authorization.expiresAt <= new Date()) {
     return redirect("/banks?notice=failed");
   }
-  // Approving again at the bank (Back to its page) brings the used callback
-  // once more: the bank it connected is there, so that is no failure.
-  if (authorization.completedAt) {
-    const connected = await db().connection.count({
-      where: {
-        tenant: { subject: subjectOf(flow, user) },
-        aspspName: authorization.aspspName,
-        aspspCountry: authorization.aspspCountry,
-      },
-    });
-    return redirect(connected > 0 ? "/banks?notice=connected" : "/banks?notice=failed");
-  }
-  const done = await db().bankAuthorization.updateMany({
-    where: { id: authorization.id, completedAt: null },
-    data: { completedAt: new Date() },
-  });
-  if (done.count !== 1) return redirect("/banks?notice=failed");
+  const claim = await claimReturn(authorization, { subject: subjectOf(flow, user) });
+  if (claim !== "claimed") return redirect(`/banks?notice=${claim}`);
   if (params.get("error")) {
     await countFlowFailure(flow.id, "bank_denied");
     return redirect("/banks?notice=denied");
@@ -255,21 +264,8 @@ async function ownKeyCallback(
         : `${OWN_KEY_DONE_PATH}?result=${result}`,
     );
   if (authorization.expiresAt <= new Date()) return done("failed");
-  if (authorization.completedAt) {
-    const connected = await db().connection.count({
-      where: {
-        tenantId: authorization.tenantId,
-        aspspName: authorization.aspspName,
-        aspspCountry: authorization.aspspCountry,
-      },
-    });
-    return done(connected > 0 ? "connected" : "failed");
-  }
-  const claimed = await db().bankAuthorization.updateMany({
-    where: { id: authorization.id, completedAt: null },
-    data: { completedAt: new Date() },
-  });
-  if (claimed.count !== 1) return done("failed");
+  const claim = await claimReturn(authorization, { id: authorization.tenantId });
+  if (claim !== "claimed") return done(claim);
   if (params.get("error")) return done("denied");
   const tenant = await db().tenant.findUniqueOrThrow({
     where: { id: authorization.tenantId },
