@@ -10,8 +10,9 @@ import {
   unlockInstalledKey,
 } from "@/lib/keys/browser-store";
 import { createKeyBackup, type KeyBackup } from "@/lib/keys/key-backup";
-import { PasskeyIcon } from "../_components/passkey-icon";
+import { PasskeyButton } from "../_components/passkey-button";
 import { BackupDownload } from "../setup/backup-step";
+import { BackupSavedCheck } from "../setup/backup-saved-check";
 import { FocusedAlert, useShownError } from "../setup/focused-alert";
 import { NewPassphraseFields, useNewPassphrase } from "../setup/new-passphrase";
 import { confirmBackupSaved } from "./passkey-requests";
@@ -177,20 +178,7 @@ export function BackupMaker(props: {
         </p>
         {downloaded ? (
           <>
-            <div className="key-setup-check">
-              <input
-                id="backup-saved"
-                name="saved"
-                type="checkbox"
-                checked={saved}
-                onChange={(event) => setSaved(event.currentTarget.checked)}
-                aria-describedby="backup-saved-help"
-              />
-              <label htmlFor="backup-saved">{setup("savedLabel")}</label>
-            </div>
-            <span id="backup-saved-help" className="field-help">
-              {setup("savedHelp")}
-            </span>
+            <BackupSavedCheck id="backup-saved" checked={saved} onChange={setSaved} />
             <FocusedAlert error={alert.error} />
             <p>
               <button type="submit" className="button" disabled={busy}>
@@ -216,15 +204,12 @@ export function BackupMaker(props: {
           <p className="hint">{t("passkeyIntro")}</p>
           <FocusedAlert error={alert.error} />
           <p>
-            <button
-              type="button"
-              className="button passkey-button"
-              disabled={busy}
+            <PasskeyButton
+              label={t("unlockPasskey")}
+              busyLabel={setup("working")}
+              busy={busy}
               onClick={() => void onPasskey()}
-            >
-              <PasskeyIcon />
-              {busy ? setup("working") : t("unlockPasskey")}
-            </button>
+            />
           </p>
         </div>
       );

@@ -14,6 +14,7 @@ import { PasskeyCeremonyError, passkeysSupported } from "@/lib/keys/passkey-cere
 import { PasskeyKeyError } from "@/lib/keys/passkey-key";
 import { unlockWithPasskey } from "@/lib/keys/passkey-unlock";
 import { forgetTabUnlock } from "@/lib/keys/tab-unlock";
+import { PasskeyButton } from "../_components/passkey-button";
 import { PasskeyIcon } from "../_components/passkey-icon";
 import { fetchKeyWithPasskey } from "../_lib/passkey-fetch";
 import { FocusedAlert, useShownError } from "../setup/focused-alert";
@@ -195,15 +196,12 @@ export function ApproveWithKey(props: {
             <>
               <FocusedAlert error={alert.error} />
               <p>
-                <button
-                  type="button"
-                  className="button passkey-button"
-                  disabled={busy}
+                <PasskeyButton
+                  label={t("passkeyFetch")}
+                  busyLabel={t("passkeyWorking")}
+                  busy={busy}
                   onClick={() => void fetchWithPasskey()}
-                >
-                  <PasskeyIcon />
-                  {busy ? t("passkeyWorking") : t("passkeyFetch")}
-                </button>
+                />
               </p>
             </>
           ) : null}

@@ -12,7 +12,7 @@ import {
 import { keepKeyFromPasskeySignIn } from "@/lib/keys/passkey-unlock";
 import { FocusedAlert, useShownError } from "../setup/focused-alert";
 import { passkeySignIn, signInOptions } from "../_lib/passkey-requests";
-import { PasskeyIcon } from "../_components/passkey-icon";
+import { PasskeyButton } from "../_components/passkey-button";
 
 type Refusal = "unknown" | "invalid" | "expired" | "throttled" | "failed";
 
@@ -214,16 +214,14 @@ export function PasskeySignIn(props: { flowId: string | null; returnUrl: string 
       ) : null}
       {other ? null : (
         <>
-          <button
-            type="button"
-            className="button-secondary button-block passkey-button"
+          <PasskeyButton
+            className="button-secondary button-block"
+            label={t("button")}
+            busyLabel={t("working")}
+            busy={busy}
             onClick={() => void onClick()}
-            disabled={busy}
             aria-describedby="passkey-sign-in-help"
-          >
-            <PasskeyIcon />
-            {busy ? t("working") : t("button")}
-          </button>
+          />
           <p id="passkey-sign-in-help" className="field-help passkey-help">
             {t("help")}
           </p>

@@ -4,6 +4,7 @@ import { useTranslations } from "next-intl";
 import { useState, type FormEvent, type ReactNode } from "react";
 import { savePendingSetup, type PendingSetup } from "@/lib/keys/browser-store";
 import { serializeKeyBackup, type KeyBackup } from "@/lib/keys/key-backup";
+import { BackupSavedCheck } from "./backup-saved-check";
 import { BACKUP_FILENAME, dataUrl } from "./setup-requests";
 
 /** A link that downloads the encrypted backup file (kept in IndexedDB, so it works after a reload too). */
@@ -74,20 +75,7 @@ export function BackupStep(props: {
       <form onSubmit={onSubmit} noValidate className="stack">
         {pending.downloaded ? (
           <>
-            <div className="key-setup-check">
-              <input
-                id="saved"
-                name="saved"
-                type="checkbox"
-                checked={saved}
-                onChange={(event) => setSaved(event.currentTarget.checked)}
-                aria-describedby="saved-help"
-              />
-              <label htmlFor="saved">{t("savedLabel")}</label>
-            </div>
-            <span id="saved-help" className="field-help">
-              {t("savedHelp")}
-            </span>
+            <BackupSavedCheck id="saved" checked={saved} onChange={setSaved} />
             {props.alert}
             <p className="key-setup-actions">
               <button type="submit" className="button" disabled={props.busy}>

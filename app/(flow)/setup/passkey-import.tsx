@@ -3,7 +3,7 @@
 import { useTranslations } from "next-intl";
 import { useState, useSyncExternalStore } from "react";
 import { passkeysSupported } from "@/lib/keys/passkey-ceremony";
-import { PasskeyIcon } from "../_components/passkey-icon";
+import { PasskeyButton } from "../_components/passkey-button";
 import { fetchKeyWithPasskey } from "../_lib/passkey-fetch";
 import { FocusedAlert, useShownError } from "./focused-alert";
 import type { SetupProps } from "./key-setup";
@@ -55,15 +55,12 @@ export function PasskeyImport(props: SetupProps & { flowId: string }) {
         <p>{t("passkeyImportIntro")}</p>
         <FocusedAlert error={alert.error} />
         <p className="key-setup-actions">
-          <button
-            type="button"
-            className="button passkey-button"
-            disabled={busy}
+          <PasskeyButton
+            label={t("passkeyImport")}
+            busyLabel={t("passkeyWorking")}
+            busy={busy}
             onClick={() => void onClick()}
-          >
-            <PasskeyIcon />
-            {busy ? t("passkeyWorking") : t("passkeyImport")}
-          </button>
+          />
         </p>
       </section>
       <p className="passkey-or" aria-hidden="true">

@@ -6,7 +6,7 @@ import { generateUserKey } from "@/lib/keys/browser-key";
 import { createPasskey, PasskeyCeremonyError } from "@/lib/keys/passkey-ceremony";
 import { serializePasskeyWrappedKey, wrapKeyWithPasskey } from "@/lib/keys/passkey-key";
 import { keepNewPasskeyKey } from "@/lib/keys/passkey-unlock";
-import { PasskeyIcon } from "../_components/passkey-icon";
+import { PasskeyButton } from "../_components/passkey-button";
 import {
   registerOptions,
   registerPasskey,
@@ -126,15 +126,12 @@ export function PasskeyKeyForm(
       </ul>
       <FocusedAlert error={alert.error} />
       <p className="key-setup-actions">
-        <button
-          type="button"
-          className="button passkey-button"
-          disabled={busy}
+        <PasskeyButton
+          label={t("passkeyCreate")}
+          busyLabel={t("passkeyWorking")}
+          busy={busy}
           onClick={() => void create()}
-        >
-          <PasskeyIcon />
-          {busy ? t("passkeyWorking") : t("passkeyCreate")}
-        </button>
+        />
         <button
           type="button"
           className="button-link"
