@@ -3,9 +3,9 @@
 import { FormActions } from "./ui/form-actions";
 import { useTranslations } from "next-intl";
 import { useState, type FormEvent, type ReactNode } from "react";
-import { NO_PROBLEMS, useProblems, type Problems } from "./ui/errors";
 import { FieldErrors, FormAlert } from "./ui/form-alert";
 import type { Answer } from "./ui/request";
+import { useFormSubmit } from "./ui/use-form-submit";
 
 export interface ClientValues {
   name: string;
@@ -34,39 +34,29 @@ export function ClientForm(props: {
   children?: ReactNode;
 }) {
   const t = useTranslations("Dashboard.clients");
-  const problemsOf = useProblems();
   const [name, setName] = useState(props.initial?.name ?? "");
   const [uris, setUris] = useState(props.initial?.redirectUris.join("\n") ?? "");
-  const [busy, setBusy] = useState(false);
-  const [status, setStatus] = useState("");
-  const [problems, setProblems] = useState<Problems>(NO_PROBLEMS);
   const id = (field: string) => `${props.prefix}-${field}`;
+  const { busy, status, problems, submit } = useFormSubmit({
+    form: "client",
+    send: props.onSubmit,
+    doneLabel: props.doneLabel,
+    onDone: () => {
+      if (!props.resetAfter) return;
+      setName("");
+      setUris("");
+    },
+    context: (values: ClientValues) => ({ redirectUris: values.redirectUris }),
+    inputId: id,
+  });
 
-  async function submit(event: FormEvent<HTMLFormElement>) {
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    if (busy) return;
-    setBusy(true);
-    setStatus("");
-    const values = { name, redirectUris: lines(uris) };
-    const answer = await props.onSubmit(values);
-    setBusy(false);
-    if (answer.ok) {
-      setProblems(NO_PROBLEMS);
-      setStatus(props.doneLabel ?? "");
-      if (props.resetAfter) {
-        setName("");
-        setUris("");
-      }
-      return;
-    }
-    const found = problemsOf("client", answer, { redirectUris: values.redirectUris });
-    setProblems(found);
-    const first = Object.keys(found.fields)[0];
-    if (first) document.getElementById(id(first))?.focus();
+    void submit({ name, redirectUris: lines(uris) });
   }
 
   return (
-    <form className="stack" noValidate onSubmit={(event) => void submit(event)}>
+    <form className="stack" noValidate onSubmit={onSubmit}>
       <FormAlert items={problems.general} />
       <div className="field">
         <label htmlFor={id("name")}>{t("name")}</label>

@@ -4,9 +4,9 @@ import { FormActions } from "../ui/form-actions";
 import { useTranslations } from "next-intl";
 import { useState, type FormEvent, type ReactNode } from "react";
 import { WEBHOOK_EVENT_TYPES } from "@/lib/webhooks/types";
-import { NO_PROBLEMS, useProblems, type Problems } from "../ui/errors";
 import { FieldErrors, FormAlert } from "../ui/form-alert";
 import type { Answer } from "../ui/request";
+import { useFormSubmit } from "../ui/use-form-submit";
 import type { EndpointValues } from "./transport";
 
 /**
@@ -26,13 +26,21 @@ export function EndpointForm(props: {
   children?: ReactNode;
 }) {
   const t = useTranslations("Dashboard.webhooks");
-  const problemsOf = useProblems();
   const [url, setUrl] = useState(props.initial?.url ?? "");
   const [types, setTypes] = useState<string[]>(props.initial?.eventTypes ?? []);
-  const [busy, setBusy] = useState(false);
-  const [status, setStatus] = useState("");
-  const [problems, setProblems] = useState<Problems>(NO_PROBLEMS);
   const id = (field: string) => `${props.prefix}-${field}`;
+  const { busy, status, problems, submit } = useFormSubmit({
+    form: "webhook",
+    send: props.onSubmit,
+    doneLabel: props.doneLabel,
+    onDone: () => {
+      if (!props.resetAfter) return;
+      setUrl("");
+      setTypes([]);
+    },
+    // The event types are a group of boxes: its first box takes the focus.
+    inputId: (field) => id(field === "eventTypes" ? `type-${WEBHOOK_EVENT_TYPES[0]}` : field),
+  });
 
   function toggle(type: string, on: boolean) {
     setTypes((current) =>
@@ -40,34 +48,15 @@ export function EndpointForm(props: {
     );
   }
 
-  async function submit(event: FormEvent<HTMLFormElement>) {
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    if (busy) return;
-    setBusy(true);
-    setStatus("");
     // Sent in the order they are listed, whatever order they were ticked in.
     const eventTypes = WEBHOOK_EVENT_TYPES.filter((type) => types.includes(type));
-    const answer = await props.onSubmit({ url: url.trim(), eventTypes });
-    setBusy(false);
-    if (answer.ok) {
-      setProblems(NO_PROBLEMS);
-      setStatus(props.doneLabel ?? "");
-      if (props.resetAfter) {
-        setUrl("");
-        setTypes([]);
-      }
-      return;
-    }
-    const found = problemsOf("webhook", answer);
-    setProblems(found);
-    const first = Object.keys(found.fields)[0];
-    if (first === "eventTypes")
-      document.getElementById(id(`type-${WEBHOOK_EVENT_TYPES[0]}`))?.focus();
-    else if (first) document.getElementById(id(first))?.focus();
+    void submit({ url: url.trim(), eventTypes });
   }
 
   return (
-    <form className="stack" noValidate onSubmit={(event) => void submit(event)}>
+    <form className="stack" noValidate onSubmit={onSubmit}>
       <FormAlert items={problems.general} />
       <div className="field">
         <label htmlFor={id("url")}>{t("url")}</label>
