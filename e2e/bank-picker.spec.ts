@@ -1,6 +1,5 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { db } from "../lib/db/client";
 import { rawSetting } from "../lib/env";
@@ -15,6 +14,7 @@ import {
   uniqueEmail,
 } from "./support/journey";
 import { partnerAppForSpec } from "./support/partner-app";
+import { expectAxeClean } from "./support/screen-check";
 
 /**
  * The bank picker (search as you type, with and without JavaScript, the
@@ -53,14 +53,6 @@ async function markIngestFailed(email: string) {
 
 const visibleRows = (page: Page) => page.locator(".picker > section .bank-list li");
 
-async function expectAccessible(page: Page) {
-  const results = await new AxeBuilder({ page }).analyze();
-  const serious = results.violations.filter(
-    (v) => v.impact === "serious" || v.impact === "critical",
-  );
-  expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" "))}`)).toEqual([]);
-}
-
 async function newPage(browser: Browser, options: { javaScriptEnabled?: boolean } = {}) {
   const context = await browser.newContext({ locale: "en-US", ...options });
   return context.newPage();
@@ -77,7 +69,7 @@ test("search as you type narrows the list without a reload; test scenarios sit a
   await expect(scenarios.locator("summary")).toContainText("Test scenarios");
   await expect(visibleRows(page).filter({ hasText: "Scenario" })).toHaveCount(0);
   await expect(scenarios.locator(".bank-list li").first()).toBeHidden();
-  await expectAccessible(page);
+  await expectAxeClean(page, { seriousOnly: true });
 
   const before = await visibleRows(page).count();
   await page.locator("#q").pressSequentially("polder");
@@ -115,7 +107,7 @@ test("German: the country is preset to Germany, its popular banks first", async 
   await expect(visibleRows(page).filter({ hasText: " DK" })).toHaveCount(0);
   await page.locator("#country").selectOption("");
   await expect(visibleRows(page).filter({ hasText: " DK" }).first()).toBeVisible();
-  await expectAccessible(page);
+  await expectAxeClean(page, { seriousOnly: true });
 });
 
 test("a bank already connected is not offered under Popular; the list marks it connected", async ({
@@ -141,7 +133,7 @@ test("a bank already connected is not offered under Popular; the list marks it c
   await expect(
     page.locator("#banks-title + ul li").filter({ hasText: "Sandbox Andelskasse DK" }),
   ).not.toContainText("Connected");
-  await expectAccessible(page);
+  await expectAxeClean(page, { seriousOnly: true });
 });
 
 test("on a desktop the country select shows its longest name whole", async ({ page }) => {

@@ -1,6 +1,5 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { childEnv } from "../lib/env";
 import { buildAuthorizeUrl } from "../lib/docs/examples/authorize-url";
@@ -26,7 +25,7 @@ import {
   type JourneyClient,
 } from "./support/journey";
 import { E2E_ORIGIN } from "./support/origin";
-import { checkScreenWidths } from "./support/screen-check";
+import { checkScreenWidths, expectAxeClean } from "./support/screen-check";
 import { partnerAppForSpec } from "./support/partner-app";
 import { recordBankData, recordSecret } from "./support/secrets-seen";
 
@@ -77,11 +76,7 @@ test("every /docs page renders with no CSP violation and shows its examples", as
       expect(await code.textContent()).toBe(exampleSource(example));
       shown.add(key);
     }
-    const results = await new AxeBuilder({ page }).analyze();
-    const serious = results.violations.filter(
-      (violation) => violation.impact === "serious" || violation.impact === "critical",
-    );
-    expect(serious.map((violation) => `${docPage.path} ${violation.id}`)).toEqual([]);
+    await expectAxeClean(page, { name: docPage.path, seriousOnly: true });
   }
   expect([...shown].sort()).toEqual(Object.keys(EXAMPLES).sort());
   expect(violations).toEqual([]);
@@ -98,8 +93,7 @@ test("every docs page fits a 390 px screen, long lines scrolling in their block,
       client: document.documentElement.clientWidth,
     }));
     expect(widths.scroll, `${path} is wider than the screen`).toBeLessThanOrEqual(widths.client);
-    const results = await new AxeBuilder({ page }).analyze();
-    expect(results.violations.map((violation) => `${path} ${violation.id}`)).toEqual([]);
+    await expectAxeClean(page, { name: path });
   }
   // The longest example line is wider than the screen: its block scrolls, the page does not.
   await page.goto("/docs/sync");

@@ -1,5 +1,4 @@
-import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { db } from "../lib/db/client";
 import { connectJourneyDatabase } from "./support/database";
 import {
@@ -17,6 +16,7 @@ import {
   uniqueEmail,
 } from "./support/journey";
 import { partnerAppForSpec } from "./support/partner-app";
+import { expectAxeClean } from "./support/screen-check";
 
 /**
  * No dead ends: every page that no longer matches the browser's flow says
@@ -27,16 +27,6 @@ test.describe.configure({ timeout: 120_000 });
 
 const partnerApp = partnerAppForSpec();
 const partnerSite = () => new URL(partnerApp().redirectUri).origin;
-
-async function expectAccessible(page: Page) {
-  const results = await new AxeBuilder({ page }).analyze();
-  const serious = results.violations.filter(
-    (v) => v.impact === "serious" || v.impact === "critical",
-  );
-  expect(
-    serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
-  ).toEqual([]);
-}
 
 test("a magic link opened in another browser says at once to type the code in the first window", async ({
   page,
@@ -57,7 +47,7 @@ test("a magic link opened in another browser says at once to type the code in th
   await expect(otherPage.locator("main")).toContainText("Type the 6-digit code");
   await expect(otherPage.locator(".flow-partner")).toHaveText("Linkmoney");
   await expect(otherPage.locator(`main a[href="${partnerSite()}"]`)).toBeVisible();
-  await expectAccessible(otherPage);
+  await expectAxeClean(otherPage, { seriousOnly: true });
   await other.close();
 
   // The first window still signs in with the code: looking used nothing.
@@ -114,7 +104,7 @@ test("a wrong code marks the code field invalid, described by the message", asyn
     messageId,
   ]);
   await expect(field).toHaveAccessibleDescription(/That code is not right/);
-  await expectAccessible(page);
+  await expectAxeClean(page, { seriousOnly: true });
 });
 
 test("two tabs: the older tab says it is out of date and continues with the newer flow", async ({
@@ -130,13 +120,13 @@ test("two tabs: the older tab says it is out of date and continues with the newe
   await newer.goto(authorizePath(client, newPkce().challenge, { state: "newer" }));
   await expect(newer).toHaveURL(/\/consent$/);
   await expect(page.locator(".tab-notice")).toBeVisible();
-  await expectAccessible(page);
+  await expectAxeClean(page, { seriousOnly: true });
 
   // Allow in the older tab: no bare 403, but the way to the current flow.
   await page.locator('form[action="/consent/approve"] button[type="submit"]').click();
   await expect(page).toHaveURL(/\/error\?reason=stale_tab/);
   await expect(page.locator("main [role=alert]")).toBeVisible();
-  await expectAccessible(page);
+  await expectAxeClean(page, { seriousOnly: true });
   await page.locator(".actions a.button").click();
   await expect(page).toHaveURL(/\/consent$/);
   await page.locator('form[action="/consent/approve"] button[type="submit"]').click();
@@ -215,7 +205,7 @@ test("Back after finishing says you're done and links to the partner, in the par
   expect(accent).toBe("rgb(10, 125, 56)");
   // Nothing here can post to the finished flow.
   await expect(page.locator('form[action="/oauth/cancel"]')).toHaveCount(0);
-  await expectAccessible(page);
+  await expectAxeClean(page, { seriousOnly: true });
 });
 
 test("Back to the bank after the partner got the relay, and approving again, says you're done", async ({
@@ -252,7 +242,7 @@ test("approving again at the sandbox bank says the bank is already connected", a
   await page.locator('button[value="approve"]').click();
   await expect(page).toHaveURL(/\/banks\?notice=connected/);
   await expect(page.locator("main [role=alert]")).toHaveClass(/alert-success/);
-  await expectAccessible(page);
+  await expectAxeClean(page, { seriousOnly: true });
   await page.locator('form[action="/banks/continue"] button[type="submit"]').click();
   await expect(page).toHaveURL(/\/consent$/);
 });
@@ -266,7 +256,7 @@ test("the step indicator names the step and its place", async ({ page }) => {
   await expect(page).toHaveURL(/\/setup$/);
   await expect(page.locator(".steps")).toContainText("Step 2 of 4");
   await expect(page.locator('.steps [aria-current="step"]')).toContainText("Your key");
-  await expectAccessible(page);
+  await expectAxeClean(page, { seriousOnly: true });
 });
 
 test("Back from the bank picker to the key page: the indicator names the key, not the bank", async ({

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import {
   authorizePath,
@@ -23,6 +22,7 @@ import {
 import { verifyLoginPin } from "../lib/auth/login-verification";
 import { db } from "../lib/db/client";
 import { partnerAppForSpec } from "./support/partner-app";
+import { expectAxeClean } from "./support/screen-check";
 
 test.describe.configure({ timeout: 120_000 });
 
@@ -70,16 +70,6 @@ function englishLeftovers(text: string, locale: string, namespaces = SCREEN_NAME
     }
   }
   return found;
-}
-
-async function expectAccessible(page: Page) {
-  const results = await new AxeBuilder({ page }).analyze();
-  const serious = results.violations.filter(
-    (v) => v.impact === "serious" || v.impact === "critical",
-  );
-  expect(
-    serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
-  ).toEqual([]);
 }
 
 async function expectScreenIn(page: Page, locale: string) {
@@ -132,18 +122,18 @@ test.describe("languages and accessibility (ui_locales, /docs/flow)", () => {
     const client = await createJourneyClient(partnerApp().redirectUri);
     await page.goto(authorizePath(client, newPkce().challenge, { ui_locales: "de-DE en" }));
     await expectScreenIn(page, "de");
-    await expectAccessible(page);
+    await expectAxeClean(page, { seriousOnly: true });
     const email = uniqueEmail();
     await requestLoginMail(page, email);
     await expectScreenIn(page, "de");
-    await expectAccessible(page);
+    await expectAxeClean(page, { seriousOnly: true });
     await page.goto((await lastMail(email)).link ?? "");
     await expectScreenIn(page, "de");
-    await expectAccessible(page);
+    await expectAxeClean(page, { seriousOnly: true });
     await page.locator('form[action="/login/link/confirm"] button[type="submit"]').click();
     await expect(page).toHaveURL(/\/setup$/);
     await expectScreenIn(page, "de");
-    await expectAccessible(page);
+    await expectAxeClean(page, { seriousOnly: true });
     // The mail speaks German too.
     const mail = await lastMail(email);
     expect(englishLeftovers(`${mail.subject}\n${mail.text}`, "de", ["Mail"])).toEqual([]);
@@ -177,7 +167,7 @@ test.describe("languages and accessibility (ui_locales, /docs/flow)", () => {
       const relay = partnerApp().nextRelay();
       await page.locator(".bank-list li").first().locator('button[type="submit"]').click();
       await expectScreenIn(page, locale);
-      await expectAccessible(page);
+      await expectAxeClean(page, { seriousOnly: true });
       await page.locator('button[value="approve"]').click();
       expect(Object.fromEntries(await relay).code).toBeTruthy();
     });
@@ -306,7 +296,7 @@ test.describe("security of the screens", () => {
     await expect(page).toHaveURL(/error=pin_closed/);
     await expect(page.locator("main [role=alert]")).toContainText("in 24 Stunden");
     await expectScreenIn(page, "de");
-    await expectAccessible(page);
+    await expectAxeClean(page, { seriousOnly: true });
 
     await page.goto(link ?? "");
     await page.locator('form[action="/login/link/confirm"] button[type="submit"]').click();

@@ -1,5 +1,4 @@
 import { readFileSync } from "node:fs";
-import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Page } from "@playwright/test";
 import { FRESH_SIGN_IN_SECONDS } from "../lib/auth/sessions";
 import { generateKeyPair, openJson } from "../lib/crypto/envelope";
@@ -27,6 +26,7 @@ import {
 } from "./support/journey";
 import { E2E_ORIGIN } from "./support/origin";
 import { partnerAppForSpec } from "./support/partner-app";
+import { expectAxeClean } from "./support/screen-check";
 import { recordBankData, recordSecret } from "./support/secrets-seen";
 
 /**
@@ -43,19 +43,6 @@ const partnerApp = partnerAppForSpec();
 const alert = (page: Page) => page.locator("main [role=alert]");
 
 const readBackup = (path: string) => readFileSync(path, "utf8");
-
-/** axe finds nothing serious or critical on the screen as it is now. */
-async function expectAccessible(page: Page) {
-  const results = await new AxeBuilder({ page }).analyze();
-  const serious = results.violations.filter(
-    (violation) => violation.impact === "serious" || violation.impact === "critical",
-  );
-  expect(
-    serious.map(
-      (violation) => `${violation.id}: ${violation.nodes.map((n) => n.target).join(", ")}`,
-    ),
-  ).toEqual([]);
-}
 
 async function registeredKey(email: string): Promise<string | null> {
   connectJourneyDatabase();
@@ -119,7 +106,7 @@ test("setup resumes after a reload or Back at every step and is not left without
   await page.locator("#confirm").fill("short");
   await page.locator('form button.button[type="submit"]').click();
   await expect(alert(page)).toBeFocused();
-  await expectAccessible(page);
+  await expectAxeClean(page, { seriousOnly: true });
 
   recordSecret("passphrase", PASSPHRASE);
   await page.locator("#passphrase").fill(PASSPHRASE);
@@ -135,7 +122,7 @@ test("setup resumes after a reload or Back at every step and is not left without
   await page.reload();
   const backup = JSON.parse(readBackup(await downloadBackup(page))) as KeyBackup;
   await expect(page.locator("#saved")).toBeVisible();
-  await expectAccessible(page);
+  await expectAxeClean(page, { seriousOnly: true });
 
   // Back and Forward: still the backup step, the download remembered.
   await page.goBack();
@@ -168,7 +155,7 @@ test("setup resumes after a reload or Back at every step and is not left without
     page.getByRole("heading", { name: "Your key is ready in this browser" }),
   ).toBeVisible({ timeout: 30_000 });
   await expect(page.locator("#backup")).toHaveCount(0);
-  await expectAccessible(page);
+  await expectAxeClean(page, { seriousOnly: true });
   await page.getByRole("link", { name: "Continue" }).click();
 
   const relay = partnerApp().nextRelay();
@@ -225,7 +212,7 @@ test("a passphrase easy to guess is refused, saying why; the meter follows typin
     await expect(page.locator(BACKUP_LINK)).toHaveCount(0);
   }
   await expect(field).toHaveAccessibleDescription(/Strength: .*email address/);
-  await expectAccessible(page);
+  await expectAxeClean(page, { seriousOnly: true });
 
   recordSecret("passphrase", PASSPHRASE);
   await field.fill(PASSPHRASE);
@@ -355,7 +342,7 @@ test("the backup is encrypted: a wrong passphrase or another key's backup is ref
   await device.locator('form button.button[type="submit"]').click();
   await expect(alert(device)).toBeFocused({ timeout: 30_000 });
   await expect(alert(device)).toContainText("does not open");
-  await expectAccessible(device);
+  await expectAxeClean(device, { seriousOnly: true });
   connectJourneyDatabase();
   const user = await db().user.findUniqueOrThrow({ where: { email } });
   expect(await browserKeys(device, user.id)).toEqual({ installed: null, pending: null });
@@ -384,7 +371,7 @@ test("consent asks for no passphrase in the tab that set the key up, and asks in
   await connectSandboxBank(page);
   await expect(page).toHaveURL(/\/consent$/);
   await expect(page.locator("form.key-unlock")).toContainText("already unlocked in this tab");
-  await expectAccessible(page);
+  await expectAxeClean(page, { seriousOnly: true });
 
   const tab = await context.newPage();
   await tab.goto("/consent");
@@ -394,7 +381,7 @@ test("consent asks for no passphrase in the tab that set the key up, and asks in
   await tab.locator('form.key-unlock button.button[type="submit"]').click();
   await expect(alert(tab)).toBeFocused({ timeout: 30_000 });
   await expect(tab.locator('a[href="/setup?start-over=1"]')).toBeVisible();
-  await expectAccessible(tab);
+  await expectAxeClean(tab, { seriousOnly: true });
   await tab.close();
 
   const relay = partnerApp().nextRelay();
@@ -444,7 +431,7 @@ test("a lost key: starting over deletes the old data and revokes its key; new da
   await device.locator("#confirm").fill("a brand new passphrase");
   await device.getByRole("button", { name: "Make a new key" }).click();
   await expect(alert(device)).toBeFocused();
-  await expectAccessible(device);
+  await expectAxeClean(device, { seriousOnly: true });
   await device.locator("#word").fill("Start Over");
   recordSecret("passphrase", "a brand new passphrase");
   await device.getByRole("button", { name: "Make a new key" }).click();
@@ -525,7 +512,7 @@ test("a browser holding a replaced key says so and what to do, in German", async
   await expect(
     page.locator(".key-setup-aside").filter({ has: page.locator("button.button-link") }),
   ).toContainText("Sie haben die Sicherungsdatei nicht mehr oder die Passphrase vergessen?");
-  await expectAccessible(page);
+  await expectAxeClean(page, { seriousOnly: true });
   await context.close();
 });
 
@@ -570,7 +557,7 @@ test("the developer export is not in the flow: My access offers it to a fresh si
   await expect(exportButton).toBeHidden();
   await page.getByText("For developers: export the key unencrypted").click();
   await expect(page.locator(".account-developer-warning")).toContainText("plain form");
-  await expectAccessible(page);
+  await expectAxeClean(page, { seriousOnly: true });
   const passphrase = page.locator("#developer-passphrase");
   if (await passphrase.count()) await passphrase.fill(PASSPHRASE);
   const download = page.waitForEvent("download");

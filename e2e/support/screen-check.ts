@@ -32,16 +32,9 @@ async function atEachWidth(
 
 /** The screen as it is at both widths: nothing scrolls sideways and axe finds nothing. */
 export async function checkScreenWidths(page: Page, name: string): Promise<void> {
-  await atEachWidth(page, name, async (width) => {
-    const results = await new AxeBuilder({ page }).analyze();
-    expect(
-      results.violations.map(
-        (violation) =>
-          `${violation.id} ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`,
-      ),
-      `axe on ${name} at ${width} px`,
-    ).toEqual([]);
-  });
+  await atEachWidth(page, name, (width) =>
+    expectAxeClean(page, { name: `${name} at ${width} px` }),
+  );
 }
 
 /** Nothing scrolls sideways at either width (axe is left to the caller). */
@@ -49,8 +42,26 @@ export async function checkWidths(page: Page, name: string): Promise<void> {
   await atEachWidth(page, name);
 }
 
-/** axe finds nothing on the page as it is now. */
-export async function expectAxeClean(page: Page): Promise<void> {
+export interface AxeCheck {
+  /** Names the screen in the failure message. */
+  name?: string;
+  /** Only what axe rates serious or critical counts; minor and moderate findings pass. */
+  seriousOnly?: boolean;
+}
+
+/** axe finds nothing on the page as it is now (with `seriousOnly`, nothing serious or critical). */
+export async function expectAxeClean(page: Page, check: AxeCheck = {}): Promise<void> {
   const results = await new AxeBuilder({ page }).analyze();
-  expect(results.violations.map((violation) => violation.id)).toEqual([]);
+  const counted = check.seriousOnly
+    ? results.violations.filter(
+        (violation) => violation.impact === "serious" || violation.impact === "critical",
+      )
+    : results.violations;
+  expect(
+    counted.map(
+      (violation) =>
+        `${violation.id} ${violation.nodes.map((node) => node.target.join(" ")).join(", ")}`,
+    ),
+    check.name ? `axe on ${check.name}` : "axe",
+  ).toEqual([]);
 }
