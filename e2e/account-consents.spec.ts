@@ -2,18 +2,8 @@ import { expect, test, type Browser } from "@playwright/test";
 import { db } from "../lib/db/client";
 import { expectAxeClean, checkWidths } from "./support/screen-check";
 import { connectJourneyDatabase } from "./support/database";
-import {
-  addSessionCookie,
-  approveWithKey,
-  authorizePath,
-  connectSandboxBank,
-  createJourneyClient,
-  createKey,
-  exchangeCode,
-  newPkce,
-  signInByLink,
-  uniqueEmail,
-} from "./support/journey";
+import { addSessionCookie, createJourneyClient, uniqueEmail } from "./support/journey";
+import { grantFirstTime } from "./support/grant";
 import { partnerAppForSpec } from "./support/partner-app";
 
 /**
@@ -45,16 +35,7 @@ test("My access shows when each consent ends, says how soon when close, and Rene
   await page.setViewportSize({ width: 1280, height: 900 });
   const email = uniqueEmail("consents");
   const client = await createJourneyClient(partnerApp().redirectUri, { name: "Fjord Budget" });
-  const { verifier, challenge } = newPkce();
-  const relay = partnerApp().nextRelay();
-  await page.goto(authorizePath(client, challenge));
-  await signInByLink(page, email);
-  await createKey(page);
-  await connectSandboxBank(page);
-  await approveWithKey(page);
-  const values = Object.fromEntries(await relay);
-  await page.waitForURL(partnerApp().redirectUri);
-  await exchangeCode(client, values.code ?? "", verifier);
+  await grantFirstTime(page, partnerApp(), client, email);
 
   connectJourneyDatabase();
   const connection = await db().connection.findFirstOrThrow({

@@ -1,24 +1,19 @@
-import { expect, test, type Browser, type Page } from "@playwright/test";
+import { expect, test, type Browser } from "@playwright/test";
 import { db } from "../lib/db/client";
 import { expectAxeClean, checkWidths } from "./support/screen-check";
 import { connectJourneyDatabase } from "./support/database";
 import {
   addSessionCookie,
-  approveWithKey,
   authorizePath,
-  connectSandboxBank,
   createJourneyClient,
-  createKey,
-  exchangeCode,
   newPkce,
   PASSPHRASE,
   requestLoginMail,
   lastMail,
-  signInByLink,
   uniqueEmail,
-  type JourneyClient,
 } from "./support/journey";
 import { E2E_ORIGIN } from "./support/origin";
+import { grantFirstTime } from "./support/grant";
 import { partnerAppForSpec } from "./support/partner-app";
 
 /**
@@ -45,20 +40,6 @@ async function signedIn(browser: Browser, email: string, locale: string) {
   return context;
 }
 
-/** Signs in through the client's flow in this tab, makes a key, connects a bank and approves. */
-async function grant(page: Page, client: JourneyClient, email: string) {
-  const { verifier, challenge } = newPkce();
-  const relay = partnerApp().nextRelay();
-  await page.goto(authorizePath(client, challenge));
-  await signInByLink(page, email);
-  await createKey(page);
-  await connectSandboxBank(page);
-  await approveWithKey(page);
-  const values = Object.fromEntries(await relay);
-  await page.waitForURL(partnerApp().redirectUri);
-  return (await exchangeCode(client, values.code ?? "", verifier)).access_token;
-}
-
 const partnerSite = () => new URL(partnerApp().redirectUri).origin;
 
 test("from the landing page and the grant mail to My access and back to the partner; ending access says what it cannot take back", async ({
@@ -69,7 +50,7 @@ test("from the landing page and the grant mail to My access and back to the part
   const email = uniqueEmail("portal-links");
   const name = `Harbour Budget ${Date.now() % 100_000}`;
   const client = await createJourneyClient(partnerApp().redirectUri, { name });
-  await grant(page, client, email);
+  await grantFirstTime(page, partnerApp(), client, email);
 
   // The landing page leads a person to My access.
   await page.goto("/");
@@ -130,7 +111,7 @@ test("every account is named after unlocking; a partner whose access ended no lo
   const email = uniqueEmail("portal-names");
   const name = `Fjord Ledger ${Date.now() % 100_000}`;
   const client = await createJourneyClient(partnerApp().redirectUri, { name });
-  await grant(page, client, email);
+  await grantFirstTime(page, partnerApp(), client, email);
 
   await page.goto("/account");
   const lines = page.getByTestId("bank-account");
@@ -195,7 +176,7 @@ test("Delete everything ends on a page that says what was deleted, with the way 
   const email = uniqueEmail("portal-delete");
   const name = `Lantern Pay ${Date.now() % 100_000}`;
   const client = await createJourneyClient(partnerApp().redirectUri, { name });
-  await grant(page, client, email);
+  await grantFirstTime(page, partnerApp(), client, email);
 
   await page.goto("/account");
   await page.locator("#delete-confirm").fill(email);

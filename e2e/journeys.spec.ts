@@ -5,6 +5,7 @@ import { db } from "../lib/db/client";
 import { findSandboxAccount, toUpstreamAccount } from "../lib/upstream/sandbox/accounts";
 import { connectJourneyDatabase } from "./support/database";
 import {
+  approveForPartnerKey,
   approveWithKey,
   authorizePath,
   connectSandboxBank,
@@ -18,8 +19,10 @@ import {
   signInByLink,
   signedInContext,
   uniqueEmail,
+  type JourneyClient,
 } from "./support/journey";
 import { E2E_ORIGIN } from "./support/origin";
+import { relayFirstGrant } from "./support/grant";
 import { partnerAppForSpec } from "./support/partner-app";
 import { recordBankData } from "./support/secrets-seen";
 
@@ -54,6 +57,20 @@ async function expectAccountsOpenWith(subject: string, privateKey: string) {
     const { ownerName, iban, bban, accountName, product } = toUpstreamAccount(held);
     expect(details).toEqual({ ownerName, iban, bban, accountName, product });
   }
+}
+
+/**
+ * The partner exchanges the relayed code with the flow's PKCE verifier; every
+ * account of the tenant it gets opens with `privateKey` (expectAccountsOpenWith).
+ */
+async function expectPartnerReads(
+  client: JourneyClient,
+  relayed: Record<string, string>,
+  verifier: string,
+  privateKey: string,
+) {
+  const token = await exchangeCode(client, relayed.code ?? "", verifier);
+  await expectAccountsOpenWith(token.user, privateKey);
 }
 
 test("user-key mode: magic link → key setup → sandbox bank → consent → relay with the user's key", async ({
@@ -100,8 +117,7 @@ test("challenge=pin_code: the typed code signs in", async ({ page }) => {
   await approveWithKey(page);
 
   const values = Object.fromEntries(await relay);
-  const token = await exchangeCode(client, values.code ?? "", verifier);
-  await expectAccountsOpenWith(token.user, values.privateKey ?? "");
+  await expectPartnerReads(client, values, verifier, values.privateKey ?? "");
 });
 
 test("partner-key mode: consent before the bank, empty key fields, data opens with the partner's key", async ({
@@ -114,8 +130,7 @@ test("partner-key mode: consent before the bank, empty key fields, data opens wi
 
   await page.goto(authorizePath(client, challenge, { state: "st-partner-key" }));
   await signInByLink(page, email);
-  await expect(page).toHaveURL(/\/consent$/);
-  await page.locator('form[action="/consent/approve"] button[type="submit"]').click();
+  await approveForPartnerKey(page);
   await connectSandboxBank(page);
 
   const fields = await relay;
@@ -127,8 +142,7 @@ test("partner-key mode: consent before the bank, empty key fields, data opens wi
     privateKey: "",
     publicKey: "",
   });
-  const token = await exchangeCode(client, values.code ?? "", verifier);
-  await expectAccountsOpenWith(token.user, client.recipientKey?.privateKeyPkcs8B64 ?? "");
+  await expectPartnerReads(client, values, verifier, client.recipientKey?.privateKeyPkcs8B64 ?? "");
 });
 
 test("without JavaScript: sign in by code, consent, bank, and the relay's noscript button", async ({
@@ -143,8 +157,7 @@ test("without JavaScript: sign in by code, consent, bank, and the relay's noscri
 
   await page.goto(authorizePath(client, challenge, { state: "st-no-js" }));
   await signInByCode(page, email);
-  await expect(page).toHaveURL(/\/consent$/);
-  await page.locator('form[action="/consent/approve"] button[type="submit"]').click();
+  await approveForPartnerKey(page);
   await connectSandboxBank(page);
   // The progress screen refreshes itself into the relay, which cannot submit itself without
   // JavaScript: the person presses its button.
@@ -154,8 +167,7 @@ test("without JavaScript: sign in by code, consent, bank, and the relay's noscri
 
   const values = Object.fromEntries(await relay);
   expect(values).toMatchObject({ state: "st-no-js", privateKey: "", publicKey: "" });
-  const token = await exchangeCode(client, values.code ?? "", verifier);
-  await expectAccountsOpenWith(token.user, client.recipientKey?.privateKeyPkcs8B64 ?? "");
+  await expectPartnerReads(client, values, verifier, client.recipientKey?.privateKeyPkcs8B64 ?? "");
   await context.close();
 });
 
@@ -210,13 +222,12 @@ test("a new device: the backup file brings the key, and the relay carries the sa
 }) => {
   const client = await createJourneyClient(partnerApp().redirectUri);
   const email = uniqueEmail();
-  const first = partnerApp().nextRelay();
-  await page.goto(authorizePath(client, newPkce().challenge));
-  await signInByLink(page, email);
-  const backupPath = await createKey(page);
-  await connectSandboxBank(page);
-  await approveWithKey(page);
-  const original = Object.fromEntries(await first);
+  const { relayed: original, backupPath } = await relayFirstGrant(
+    page,
+    partnerApp(),
+    client,
+    email,
+  );
 
   // Another browser, already signed in (a second sign-in mail within the minute would be
   // throttled): the account has a key, but this browser does not hold it.
@@ -245,8 +256,7 @@ test("a new device: the backup file brings the key, and the relay carries the sa
   expect(values.state).toBe("st-new-device");
   expect(values.publicKey).toBe(original.publicKey);
   expect(values.privateKey).toBe(original.privateKey);
-  const token = await exchangeCode(client, values.code ?? "", verifier);
-  await expectAccountsOpenWith(token.user, values.privateKey ?? "");
+  await expectPartnerReads(client, values, verifier, values.privateKey ?? "");
   await context.close();
 });
 
@@ -255,16 +265,9 @@ test("a partner installs its key after a user connected with their own: that use
 }) => {
   const client = await createJourneyClient(partnerApp().redirectUri);
   const email = uniqueEmail();
-  const first = partnerApp().nextRelay();
-  await page.goto(authorizePath(client, newPkce().challenge));
-  await signInByLink(page, email);
-  await createKey(page);
-  await connectSandboxBank(page);
-  await approveWithKey(page);
-  const original = Object.fromEntries(await first);
-  expect(original.privateKey).not.toBe("");
   // The relay's navigation ends at the partner before the next one starts.
-  await expect(page).toHaveURL(partnerApp().redirectUri);
+  const { relayed: original } = await relayFirstGrant(page, partnerApp(), client, email);
+  expect(original.privateKey).not.toBe("");
 
   // The partner installs its recipient key (the dashboard does this; dashboard.spec.ts drives it).
   connectJourneyDatabase();
@@ -287,6 +290,5 @@ test("a partner installs its key after a user connected with their own: that use
   expect(values.state).toBe("st-after-install");
   expect(values.privateKey).toBe(original.privateKey);
   expect(values.publicKey).toBe(original.publicKey);
-  const token = await exchangeCode(client, values.code ?? "", verifier);
-  await expectAccountsOpenWith(token.user, values.privateKey ?? "");
+  await expectPartnerReads(client, values, verifier, values.privateKey ?? "");
 });

@@ -160,6 +160,12 @@ export async function approveWithKey(page: Page, passphrase?: string) {
   await approve.click();
 }
 
+/** Approves on the partner-key consent screen (the partner's key, none of the person's). */
+export async function approveForPartnerKey(page: Page) {
+  await expect(page).toHaveURL(/\/consent$/);
+  await page.locator('form[action="/consent/approve"] button[type="submit"]').click();
+}
+
 /** Signs `context` in as the user with a fresh browser session; returns the session cookie's value. */
 export async function addSessionCookie(context: BrowserContext, userId: string): Promise<string> {
   connectJourneyDatabase();
