@@ -1,12 +1,12 @@
 import { readFile } from "node:fs/promises";
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { passkeyName } from "../app/(flow)/_lib/passkey-name";
-import { accountLabel, type OpenedAccount, type OpenedDetails } from "../lib/account/account-name";
 import { ensureTenant } from "../lib/banking/tenants";
-import { generateKeyPair, openJson } from "../lib/crypto/envelope";
+import { generateKeyPair } from "../lib/crypto/envelope";
 import { db } from "../lib/db/client";
 import { createKeyBackup, type KeyBackup } from "../lib/keys/key-backup";
 import { connectBank } from "../test/bank-data";
+import { accountLines } from "./support/connected-banks";
 import { connectJourneyDatabase } from "./support/database";
 import { addSessionCookie, PASSPHRASE, uniqueEmail } from "./support/journey";
 import { E2E_ORIGIN } from "./support/origin";
@@ -148,37 +148,6 @@ const passkeysOf = (userId: string) =>
 
 const wrappedPublicKey = (wrappedKey: string | null) =>
   wrappedKey ? (JSON.parse(wrappedKey) as { publicKey: string }).publicKey : null;
-
-/**
- * The account lines "Connected banks" shows for the person: each name opened
- * with their key (lib/account/account-name.ts), or with `privateKey` null,
- * what the page shows before the key is unlocked.
- */
-async function accountLines(userId: string, privateKey: string | null) {
-  const connections = await db().connection.findMany({
-    where: { tenant: { userId } },
-    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-    select: {
-      accounts: {
-        orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-        select: { currency: true, displayNameEnc: true, enc: true },
-      },
-    },
-  });
-  return connections.flatMap((connection) =>
-    connection.accounts.map((account, index) => {
-      const open = <T>(envelope: string | null) =>
-        privateKey && envelope ? openJson<T>(privateKey, envelope) : null;
-      const label = privateKey
-        ? accountLabel(
-            open<OpenedAccount>(account.displayNameEnc),
-            open<OpenedDetails>(account.enc),
-          )
-        : null;
-      return label ?? `Account ${index + 1} (${account.currency})`;
-    }),
-  );
-}
 
 async function downloadBackupFile(page: Page, scope: string): Promise<KeyBackup> {
   const link = page.locator(`${scope} a[download="bank-connect-key-backup.json"]`);
@@ -365,10 +334,12 @@ test("a new device: a synced passkey brings the key, and a backup file is made w
     "The account names are encrypted with your key. Unlock it with your passkey to see them here; they never reach the server.",
   );
   await expect(banks.locator("#account-passphrase")).toHaveCount(0);
-  await expect(page.getByTestId("bank-account")).toHaveText(await accountLines(user.id, null));
+  await expect(page.getByTestId("bank-account")).toHaveText(
+    await accountLines({ id: user.id }, null),
+  );
   await banks.getByRole("button", { name: "Show account names" }).click();
   await expect(page.getByTestId("bank-account")).toHaveText(
-    await accountLines(user.id, keys.privateKeyPkcs8B64),
+    await accountLines({ id: user.id }, keys.privateKeyPkcs8B64),
   );
   await context.close();
 });

@@ -1,10 +1,9 @@
 import { expect, test, type Page } from "@playwright/test";
-import { accountLabel, type OpenedAccount, type OpenedDetails } from "../lib/account/account-name";
-import { openJson } from "../lib/crypto/envelope";
 import { db } from "../lib/db/client";
 import { createClient } from "../lib/partners/clients";
 import { DEMO_PARTNER_NAME } from "../scripts/lib/seed";
 import { expectAxeClean } from "./support/screen-check";
+import { accountLines } from "./support/connected-banks";
 import { connectJourneyDatabase } from "./support/database";
 import {
   approveWithKey,
@@ -76,39 +75,6 @@ async function grant(page: Page, client: JourneyClient, firstTime: { email: stri
   };
 }
 
-/**
- * The account lines "Connected banks" shows, in its order: each account's
- * name opened with the person's key (lib/account/account-name.ts), else
- * "Account N (currency)"; with `privateKey` null, what the page shows before
- * the key is unlocked.
- */
-async function accountLines(email: string, privateKey: string | null) {
-  connectJourneyDatabase();
-  const connections = await db().connection.findMany({
-    where: { tenant: { user: { email } } },
-    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-    select: {
-      accounts: {
-        orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-        select: { currency: true, displayNameEnc: true, enc: true },
-      },
-    },
-  });
-  return connections.flatMap((connection) =>
-    connection.accounts.map((account, index) => {
-      const open = <T>(envelope: string | null) =>
-        privateKey && envelope ? openJson<T>(privateKey, envelope) : null;
-      const label = privateKey
-        ? accountLabel(
-            open<OpenedAccount>(account.displayNameEnc),
-            open<OpenedDetails>(account.enc),
-          )
-        : null;
-      return label ?? `Account ${index + 1} (${account.currency})`;
-    }),
-  );
-}
-
 test.describe("desktop", () => {
   test.use({ viewport: { width: 1280, height: 900 } });
 
@@ -132,13 +98,13 @@ test.describe("desktop", () => {
     const banks = page.getByTestId("bank-item");
     await expect(banks).toHaveCount(2);
     // Account names are sealed: shown once the key is unlocked, opened in the browser.
-    await expect(page.getByTestId("bank-account")).toHaveText(await accountLines(email, null));
+    await expect(page.getByTestId("bank-account")).toHaveText(await accountLines({ email }, null));
     await expectAxeClean(page);
     await page.locator("#account-passphrase").fill(PASSPHRASE);
     await page.getByRole("button", { name: "Show account names" }).click();
     await expect(page.locator("#account-passphrase")).toHaveCount(0, { timeout: 30_000 });
     await expect(page.getByTestId("bank-account")).toHaveText(
-      await accountLines(email, privateKey),
+      await accountLines({ email }, privateKey),
     );
 
     // End the second partner's access.
