@@ -2,6 +2,7 @@ import Link from "next/link";
 import { SDK_INSTALL, SDK_PACKAGE } from "@/lib/docs/api-examples";
 import { SHELL_VARIABLES } from "@/lib/docs/examples";
 import { CodeBlock } from "./_components/code-block";
+import { DocsTable } from "./_components/docs-table";
 import { Example } from "./_components/example";
 
 export default function QuickStartPage() {
@@ -50,26 +51,13 @@ export default function QuickStartPage() {
 
       <h2>Shell examples</h2>
       <p>The shell examples read their input from these environment variables:</p>
-      <div className="table-scroll" tabIndex={0}>
-        <table>
-          <thead>
-            <tr>
-              <th>Variable</th>
-              <th>Value</th>
-            </tr>
-          </thead>
-          <tbody>
-            {Object.entries(SHELL_VARIABLES).map(([name, meaning]) => (
-              <tr key={name}>
-                <td>
-                  <code>${name}</code>
-                </td>
-                <td>{meaning}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DocsTable
+        head={["Variable", "Value"]}
+        rows={Object.entries(SHELL_VARIABLES).map(([name, meaning]) => ({
+          key: name,
+          cells: [<code key="name">${name}</code>, meaning],
+        }))}
+      />
       <p>For example:</p>
       <CodeBlock
         code={`export BASE_URL=https://bank-connect.example

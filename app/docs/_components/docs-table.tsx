@@ -9,13 +9,16 @@ export interface DocsTableRow {
 export function DocsTable({
   head,
   rows,
+  testId,
 }: {
   head: readonly string[];
   rows: readonly DocsTableRow[];
+  /** The table's data-testid, for a journey that reads it. */
+  testId?: string;
 }) {
   return (
     <div className="table-scroll" tabIndex={0}>
-      <table>
+      <table data-testid={testId}>
         <thead>
           <tr>
             {head.map((title) => (

@@ -1,5 +1,85 @@
 import Link from "next/link";
+import type { ReactNode } from "react";
+import { DocsTable } from "../_components/docs-table";
 import { Example } from "../_components/example";
+
+const LAYOUT: [offset: string, bytes: string, content: ReactNode][] = [
+  [
+    "0",
+    "1",
+    <>
+      version, <code>0x01</code> (reject anything else)
+    </>,
+  ],
+  ["1–65", "65", "ephemeral public key, uncompressed point"],
+  ["66–77", "12", "AES-GCM nonce"],
+  [
+    "78–93",
+    "16",
+    <>
+      GCM tag: <strong>before</strong> the ciphertext
+    </>,
+  ],
+  ["94–", "N", "ciphertext, as long as the plaintext"],
+];
+
+const PAYLOADS: { key: string; field: ReactNode; opensTo: ReactNode }[] = [
+  {
+    key: "account enc",
+    field: (
+      <>
+        account <code>enc</code>
+      </>
+    ),
+    opensTo: <code>ownerName, iban, bban, accountName, product</code>,
+  },
+  {
+    key: "account displayNameEnc",
+    field: (
+      <>
+        account <code>displayNameEnc</code>
+      </>
+    ),
+    opensTo: <code>displayName</code>,
+  },
+  {
+    key: "account uidEnc",
+    field: (
+      <>
+        account <code>uidEnc</code>
+      </>
+    ),
+    opensTo: (
+      <>
+        <code>uid</code> (what <Link href="/docs/sync">sync</Link> needs)
+      </>
+    ),
+  },
+  {
+    key: "balance enc",
+    field: (
+      <>
+        balance <code>enc</code>
+      </>
+    ),
+    opensTo: <code>amount, name</code>,
+  },
+  {
+    key: "transaction enc",
+    field: (
+      <>
+        transaction <code>enc</code>
+      </>
+    ),
+    opensTo: (
+      <code>
+        amount, creditorName, creditorIban, creditorBban, creditorAgentBic, debtorName, debtorIban,
+        debtorBban, debtorAgentBic, remittanceInformation, note, referenceNumber, exchangeRate,
+        merchantCategoryCode, balanceAfter, balanceAfterCurrency, rawJson
+      </code>
+    ),
+  },
+];
 
 export default function EnvelopesPage() {
   return (
@@ -53,48 +133,13 @@ export default function EnvelopesPage() {
       <p>
         The wire form is standard base64 (with <code>+</code>, <code>/</code>, <code>=</code>) of:
       </p>
-      <div className="table-scroll" tabIndex={0}>
-        <table>
-          <thead>
-            <tr>
-              <th>Offset</th>
-              <th>Bytes</th>
-              <th>Content</th>
-            </tr>
-          </thead>
-          <tbody>
-            <tr>
-              <td>0</td>
-              <td>1</td>
-              <td>
-                version, <code>0x01</code> (reject anything else)
-              </td>
-            </tr>
-            <tr>
-              <td>1–65</td>
-              <td>65</td>
-              <td>ephemeral public key, uncompressed point</td>
-            </tr>
-            <tr>
-              <td>66–77</td>
-              <td>12</td>
-              <td>AES-GCM nonce</td>
-            </tr>
-            <tr>
-              <td>78–93</td>
-              <td>16</td>
-              <td>
-                GCM tag: <strong>before</strong> the ciphertext
-              </td>
-            </tr>
-            <tr>
-              <td>94–</td>
-              <td>N</td>
-              <td>ciphertext, as long as the plaintext</td>
-            </tr>
-          </tbody>
-        </table>
-      </div>
+      <DocsTable
+        head={["Offset", "Bytes", "Content"]}
+        rows={LAYOUT.map(([offset, bytes, content]) => ({
+          key: offset,
+          cells: [offset, bytes, content],
+        }))}
+      />
       <h2>Opening</h2>
       <ol>
         <li>Decode the base64; reject fewer than 94 bytes or a first byte other than 1.</li>
@@ -124,63 +169,10 @@ export default function EnvelopesPage() {
       </p>
       <Example name="openEnvelope" />
       <h2>Payloads</h2>
-      <div className="table-scroll" tabIndex={0}>
-        <table>
-          <thead>
-            <tr>
-              <th>Field</th>
-              <th>Opens to</th>
-            </tr>
-          </thead>
-          <tbody>
-            <tr>
-              <td>
-                account <code>enc</code>
-              </td>
-              <td>
-                <code>ownerName, iban, bban, accountName, product</code>
-              </td>
-            </tr>
-            <tr>
-              <td>
-                account <code>displayNameEnc</code>
-              </td>
-              <td>
-                <code>displayName</code>
-              </td>
-            </tr>
-            <tr>
-              <td>
-                account <code>uidEnc</code>
-              </td>
-              <td>
-                <code>uid</code> (what <Link href="/docs/sync">sync</Link> needs)
-              </td>
-            </tr>
-            <tr>
-              <td>
-                balance <code>enc</code>
-              </td>
-              <td>
-                <code>amount, name</code>
-              </td>
-            </tr>
-            <tr>
-              <td>
-                transaction <code>enc</code>
-              </td>
-              <td>
-                <code>
-                  amount, creditorName, creditorIban, creditorBban, creditorAgentBic, debtorName,
-                  debtorIban, debtorBban, debtorAgentBic, remittanceInformation, note,
-                  referenceNumber, exchangeRate, merchantCategoryCode, balanceAfter,
-                  balanceAfterCurrency, rawJson
-                </code>
-              </td>
-            </tr>
-          </tbody>
-        </table>
-      </div>
+      <DocsTable
+        head={["Field", "Opens to"]}
+        rows={PAYLOADS.map(({ key, field, opensTo }) => ({ key, cells: [field, opensTo] }))}
+      />
     </>
   );
 }

@@ -1,4 +1,68 @@
 import Link from "next/link";
+import { Fragment, type ReactNode } from "react";
+import { DocsTable } from "../_components/docs-table";
+
+const AUTHORIZE_ERRORS: [error: string, when: ReactNode][] = [
+  [
+    "unsupported_response_type",
+    <>
+      <code>response_type</code> other than <code>code</code>
+    </>,
+  ],
+  [
+    "invalid_request",
+    <>
+      <code>response_mode</code> other than <code>form_post</code>, missing{" "}
+      <code>code_challenge</code>, method other than <code>S256</code>
+    </>,
+  ],
+  [
+    "invalid_scope",
+    <>
+      a scope other than <code>accounts.read</code>
+    </>,
+  ],
+  ["access_denied", "the user declined or cancelled"],
+  ["temporarily_unavailable", "your partner account is suspended or has no required recipient key"],
+];
+
+const TOKEN_ERRORS: [status: string, error: string, when: ReactNode][] = [
+  [
+    "400",
+    "invalid_request",
+    "a parameter is missing; both authentication methods used; wrong content type",
+  ],
+  [
+    "400",
+    "unsupported_grant_type",
+    <>
+      <code>grant_type</code> is not <code>authorization_code</code>
+    </>,
+  ],
+  [
+    "401",
+    "invalid_client",
+    <>
+      unknown client or wrong secret (with <code>WWW-Authenticate: Basic</code>)
+    </>,
+  ],
+  [
+    "400",
+    "invalid_grant",
+    "code unknown, expired, used, bound to another client or redirect URI, or verifier mismatch: final, start over",
+  ],
+  [
+    "400",
+    "unauthorized_client",
+    "your partner account is suspended: no key is issued, the code stays usable for its 300 seconds in case the account is resumed",
+  ],
+];
+
+const RATE_LIMITS: [paths: string[], limit: string][] = [
+  [["/oauth/authorize", "/oauth/cancel"], "50 each"],
+  [["/api/*"], "300"],
+  [["/oauth/token", "/oauth/revoke", "/oauth/userinfo"], "none"],
+];
 
 export default function ErrorsPage() {
   return (
@@ -14,118 +78,25 @@ export default function ErrorsPage() {
         <code>error</code>, <code>error_description</code>, <code>state</code> and <code>iss</code>{" "}
         (see <Link href="/docs/relay">the relay</Link>):
       </p>
-      <div className="table-scroll" tabIndex={0}>
-        <table>
-          <thead>
-            <tr>
-              <th>error</th>
-              <th>when</th>
-            </tr>
-          </thead>
-          <tbody>
-            <tr>
-              <td>
-                <code>unsupported_response_type</code>
-              </td>
-              <td>
-                <code>response_type</code> other than <code>code</code>
-              </td>
-            </tr>
-            <tr>
-              <td>
-                <code>invalid_request</code>
-              </td>
-              <td>
-                <code>response_mode</code> other than <code>form_post</code>, missing{" "}
-                <code>code_challenge</code>, method other than <code>S256</code>
-              </td>
-            </tr>
-            <tr>
-              <td>
-                <code>invalid_scope</code>
-              </td>
-              <td>
-                a scope other than <code>accounts.read</code>
-              </td>
-            </tr>
-            <tr>
-              <td>
-                <code>access_denied</code>
-              </td>
-              <td>the user declined or cancelled</td>
-            </tr>
-            <tr>
-              <td>
-                <code>temporarily_unavailable</code>
-              </td>
-              <td>your partner account is suspended or has no required recipient key</td>
-            </tr>
-          </tbody>
-        </table>
-      </div>
+      <DocsTable
+        head={["error", "when"]}
+        rows={AUTHORIZE_ERRORS.map(([error, when]) => ({
+          key: error,
+          cells: [<code key="error">{error}</code>, when],
+        }))}
+      />
 
       <h2>Token and revoke</h2>
       <p>
         A JSON body <code>{"{error, error_description}"}</code>:
       </p>
-      <div className="table-scroll" tabIndex={0}>
-        <table>
-          <thead>
-            <tr>
-              <th>status</th>
-              <th>error</th>
-              <th>when</th>
-            </tr>
-          </thead>
-          <tbody>
-            <tr>
-              <td>400</td>
-              <td>
-                <code>invalid_request</code>
-              </td>
-              <td>a parameter is missing; both authentication methods used; wrong content type</td>
-            </tr>
-            <tr>
-              <td>400</td>
-              <td>
-                <code>unsupported_grant_type</code>
-              </td>
-              <td>
-                <code>grant_type</code> is not <code>authorization_code</code>
-              </td>
-            </tr>
-            <tr>
-              <td>401</td>
-              <td>
-                <code>invalid_client</code>
-              </td>
-              <td>
-                unknown client or wrong secret (with <code>WWW-Authenticate: Basic</code>)
-              </td>
-            </tr>
-            <tr>
-              <td>400</td>
-              <td>
-                <code>invalid_grant</code>
-              </td>
-              <td>
-                code unknown, expired, used, bound to another client or redirect URI, or verifier
-                mismatch: final, start over
-              </td>
-            </tr>
-            <tr>
-              <td>400</td>
-              <td>
-                <code>unauthorized_client</code>
-              </td>
-              <td>
-                your partner account is suspended: no key is issued, the code stays usable for its
-                300 seconds in case the account is resumed
-              </td>
-            </tr>
-          </tbody>
-        </table>
-      </div>
+      <DocsTable
+        head={["status", "error", "when"]}
+        rows={TOKEN_ERRORS.map(([status, error, when]) => ({
+          key: error,
+          cells: [status, <code key="error">{error}</code>, when],
+        }))}
+      />
 
       <h2>Data API</h2>
       <ul>
@@ -158,36 +129,21 @@ export default function ErrorsPage() {
 
       <h2>Rate limits</h2>
       <p>Per client address and minute:</p>
-      <div className="table-scroll" tabIndex={0}>
-        <table>
-          <thead>
-            <tr>
-              <th>path</th>
-              <th>limit</th>
-            </tr>
-          </thead>
-          <tbody>
-            <tr>
-              <td>
-                <code>/oauth/authorize</code>, <code>/oauth/cancel</code>
-              </td>
-              <td>50 each</td>
-            </tr>
-            <tr>
-              <td>
-                <code>/api/*</code>
-              </td>
-              <td>300</td>
-            </tr>
-            <tr>
-              <td>
-                <code>/oauth/token</code>, <code>/oauth/revoke</code>, <code>/oauth/userinfo</code>
-              </td>
-              <td>none</td>
-            </tr>
-          </tbody>
-        </table>
-      </div>
+      <DocsTable
+        head={["path", "limit"]}
+        rows={RATE_LIMITS.map(([paths, limit]) => ({
+          key: paths.join(" "),
+          cells: [
+            paths.map((path, index) => (
+              <Fragment key={path}>
+                {index > 0 ? ", " : null}
+                <code>{path}</code>
+              </Fragment>
+            )),
+            limit,
+          ],
+        }))}
+      />
       <p>
         Over the limit: 429 with <code>Retry-After</code> (seconds) and no body. Wait that long. A
         429 with a <code>reason</code> body is the bank throttling a sync instead.

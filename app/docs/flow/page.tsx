@@ -1,10 +1,78 @@
 import Link from "next/link";
+import type { ReactNode } from "react";
 import {
   LOOPBACK_EXAMPLES,
   PORT_MATCH,
   REDIRECT_URI_LIMIT,
 } from "@/lib/docs/redirect-uri-examples";
+import { DocsTable } from "../_components/docs-table";
 import { Example } from "../_components/example";
+
+const AUTHORIZE_PARAMETERS: [parameter: string, value: ReactNode][] = [
+  [
+    "response_type",
+    <>
+      <code>code</code> (required)
+    </>,
+  ],
+  [
+    "client_id",
+    <>
+      your <code>obc_…</code> client id
+    </>,
+  ],
+  [
+    "redirect_uri",
+    <>
+      a registered URI, matched character for character (see{" "}
+      <a href="#redirect-uris">redirect URIs</a>)
+    </>,
+  ],
+  [
+    "scope",
+    <>
+      <code>accounts.read</code> (the only scope)
+    </>,
+  ],
+  ["state", "random, at least 16 bytes; echoed in the relay (success and error)"],
+  [
+    "code_challenge",
+    <>
+      <code>BASE64URL(SHA256(verifier))</code>, 43 characters (required)
+    </>,
+  ],
+  [
+    "code_challenge_method",
+    <>
+      <code>S256</code> (the only method)
+    </>,
+  ],
+  [
+    "response_mode",
+    <>
+      <code>form_post</code> (the only mode)
+    </>,
+  ],
+  ["login_hint", "optional: prefills the email; never signs anyone in"],
+  [
+    "challenge=pin_code",
+    "optional: the user types a 6-digit emailed code instead of following a link (recommended in popups)",
+  ],
+  [
+    "ui_locales",
+    <>
+      optional, e.g. <code>da-DK en</code>: the first supported language forces the screens&apos;
+      language (da de en es fi fr it nb nl pl pt sv)
+    </>,
+  ],
+  [
+    "renew_connection",
+    <>
+      optional: a connection&apos;s <code>sessionId</code>; goes straight to that bank&apos;s
+      consent to renew it
+    </>,
+  ],
+];
 
 export default function FlowPage() {
   return (
@@ -16,114 +84,13 @@ export default function FlowPage() {
       </p>
 
       <h2>Authorize parameters</h2>
-      <div className="table-scroll" tabIndex={0}>
-        <table>
-          <thead>
-            <tr>
-              <th>Parameter</th>
-              <th>Value</th>
-            </tr>
-          </thead>
-          <tbody>
-            <tr>
-              <td>
-                <code>response_type</code>
-              </td>
-              <td>
-                <code>code</code> (required)
-              </td>
-            </tr>
-            <tr>
-              <td>
-                <code>client_id</code>
-              </td>
-              <td>
-                your <code>obc_…</code> client id
-              </td>
-            </tr>
-            <tr>
-              <td>
-                <code>redirect_uri</code>
-              </td>
-              <td>
-                a registered URI, matched character for character (see{" "}
-                <a href="#redirect-uris">redirect URIs</a>)
-              </td>
-            </tr>
-            <tr>
-              <td>
-                <code>scope</code>
-              </td>
-              <td>
-                <code>accounts.read</code> (the only scope)
-              </td>
-            </tr>
-            <tr>
-              <td>
-                <code>state</code>
-              </td>
-              <td>random, at least 16 bytes; echoed in the relay (success and error)</td>
-            </tr>
-            <tr>
-              <td>
-                <code>code_challenge</code>
-              </td>
-              <td>
-                <code>BASE64URL(SHA256(verifier))</code>, 43 characters (required)
-              </td>
-            </tr>
-            <tr>
-              <td>
-                <code>code_challenge_method</code>
-              </td>
-              <td>
-                <code>S256</code> (the only method)
-              </td>
-            </tr>
-            <tr>
-              <td>
-                <code>response_mode</code>
-              </td>
-              <td>
-                <code>form_post</code> (the only mode)
-              </td>
-            </tr>
-            <tr>
-              <td>
-                <code>login_hint</code>
-              </td>
-              <td>optional: prefills the email; never signs anyone in</td>
-            </tr>
-            <tr>
-              <td>
-                <code>challenge=pin_code</code>
-              </td>
-              <td>
-                optional: the user types a 6-digit emailed code instead of following a link
-                (recommended in popups)
-              </td>
-            </tr>
-            <tr>
-              <td>
-                <code>ui_locales</code>
-              </td>
-              <td>
-                optional, e.g. <code>da-DK en</code>: the first supported language forces the
-                screens&apos; language (da de en es fi fr it nb nl pl pt sv)
-              </td>
-            </tr>
-            <tr>
-              <td>
-                <code>renew_connection</code>
-              </td>
-              <td>
-                optional: a connection&apos;s <code>sessionId</code>; goes straight to that
-                bank&apos;s consent to renew it
-              </td>
-            </tr>
-          </tbody>
-        </table>
-      </div>
+      <DocsTable
+        head={["Parameter", "Value"]}
+        rows={AUTHORIZE_PARAMETERS.map(([parameter, value]) => ({
+          key: parameter,
+          cells: [<code key="parameter">{parameter}</code>, value],
+        }))}
+      />
       <p>
         A wrong <code>client_id</code> or <code>redirect_uri</code> answers 400 (nothing can be
         posted to an unverified address): JSON to a program, and to a browser a page in the
@@ -152,28 +119,18 @@ export default function FlowPage() {
         runs; this service does not, so register each port you use (up to {REDIRECT_URI_LIMIT}) and
         listen on one of them.
       </p>
-      <div className="table-scroll" tabIndex={0}>
-        <table data-testid="loopback-examples">
-          <thead>
-            <tr>
-              <th>Redirect URI</th>
-              <th>Registered?</th>
-              <th>Why</th>
-            </tr>
-          </thead>
-          <tbody>
-            {LOOPBACK_EXAMPLES.map((example) => (
-              <tr key={example.uri}>
-                <td>
-                  <code>{example.uri}</code>
-                </td>
-                <td>{example.allowed ? "Yes" : "No"}</td>
-                <td>{example.why}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DocsTable
+        head={["Redirect URI", "Registered?", "Why"]}
+        rows={LOOPBACK_EXAMPLES.map((example) => ({
+          key: example.uri,
+          cells: [
+            <code key="uri">{example.uri}</code>,
+            example.allowed ? "Yes" : "No",
+            example.why,
+          ],
+        }))}
+        testId="loopback-examples"
+      />
 
       <h2>Screens</h2>
       <ol>

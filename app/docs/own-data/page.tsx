@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { CodeBlock } from "../_components/code-block";
+import { DocsTable } from "../_components/docs-table";
 
 const LOGIN = `openbanking login --api $BASE_URL
 # Your browser opens: sign in, allow the command-line client; the key is saved.
@@ -118,28 +119,13 @@ export default function OwnDataPage() {
         <code>apiKey</code> and load the file with the SDK&apos;s <code>fromCredentials</code>. Like
         every key it is valid for 365 days, and its value is shown once.
       </p>
-      <div className="table-scroll" tabIndex={0}>
-        <table>
-          <thead>
-            <tr>
-              <th>Operation</th>
-              <th>An app&apos;s key</th>
-              <th>Your personal key</th>
-            </tr>
-          </thead>
-          <tbody>
-            {ABILITIES.map(([operation, partner, personal]) => (
-              <tr key={operation}>
-                <td>
-                  <code>{operation}</code>
-                </td>
-                <td>{partner}</td>
-                <td>{personal}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DocsTable
+        head={["Operation", "An app's key", "Your personal key"]}
+        rows={ABILITIES.map(([operation, partner, personal]) => ({
+          key: operation,
+          cells: [<code key="operation">{operation}</code>, partner, personal],
+        }))}
+      />
       <p>
         The data operations work as for apps (<Link href="/docs/data">data API</Link>,{" "}
         <Link href="/docs/sync">sync</Link>, <Link href="/docs/envelopes">envelopes</Link>). The two
@@ -155,28 +141,13 @@ export default function OwnDataPage() {
       </p>
 
       <h2 id="refusals">Refusals</h2>
-      <div className="table-scroll" tabIndex={0}>
-        <table>
-          <thead>
-            <tr>
-              <th>Status</th>
-              <th>error or reason</th>
-              <th>When</th>
-            </tr>
-          </thead>
-          <tbody>
-            {REFUSALS.map(([status, body, when]) => (
-              <tr key={`${status} ${body}`}>
-                <td>{status}</td>
-                <td>
-                  <code>{body}</code>
-                </td>
-                <td>{when}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DocsTable
+        head={["Status", "error or reason", "When"]}
+        rows={REFUSALS.map(([status, body, when]) => ({
+          key: `${status} ${body}`,
+          cells: [status, <code key="body">{body}</code>, when],
+        }))}
+      />
 
       <h2 id="revoking-a-key">Revoking a key</h2>
       <p>

@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { CodeBlock } from "../_components/code-block";
+import { DocsTable } from "../_components/docs-table";
 import { Example } from "../_components/example";
 
 const REASONS: [reason: string, status: number, action: string][] = [
@@ -87,28 +88,13 @@ export default function SyncPage() {
         <code>failures</code>. Branch on <code>reason</code>, never on the HTTP status alone; pass
         unknown reasons through.
       </p>
-      <div className="table-scroll" tabIndex={0}>
-        <table>
-          <thead>
-            <tr>
-              <th>reason</th>
-              <th>status</th>
-              <th>what to do</th>
-            </tr>
-          </thead>
-          <tbody>
-            {REASONS.map(([reason, status, action]) => (
-              <tr key={reason}>
-                <td>
-                  <code>{reason}</code>
-                </td>
-                <td>{status}</td>
-                <td>{action}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DocsTable
+        head={["reason", "status", "what to do"]}
+        rows={REASONS.map(([reason, status, action]) => ({
+          key: reason,
+          cells: [<code key="reason">{reason}</code>, status, action],
+        }))}
+      />
       <p>
         A 429 <em>without</em> a body is the service&apos;s own rate limit, not the bank&apos;s: see{" "}
         <Link href="/docs/errors">limits</Link>.
