@@ -155,7 +155,11 @@ async function claimReturn(
 ): Promise<"claimed" | "connected" | "failed"> {
   if (authorization.completedAt) {
     const connected = await db().connection.count({
-      where: { tenant, aspspName: authorization.aspspName, aspspCountry: authorization.aspspCountry },
+      where: {
+        tenant,
+        aspspName: authorization.aspspName,
+        aspspCountry: authorization.aspspCountry,
+      },
     });
     return connected > 0 ? "connected" : "failed";
   }
