@@ -19,6 +19,12 @@ export interface Problems {
 
 export const NO_PROBLEMS: Problems = { fields: {}, general: [] };
 
+/** What a field's sentence may name: the redirect URIs that were sent, the registered domain. */
+export interface ProblemContext {
+  redirectUris?: readonly string[];
+  domain?: string | null;
+}
+
 /**
  * Turns a refused answer into sentences in the person's language: each field
  * violation next to its input, named by its label; any other refusal as one
@@ -35,11 +41,7 @@ export function useProblems() {
       ...message.values,
       field: message.label ? t(message.label) : "",
     });
-  return (
-    form: DashboardForm,
-    answer: Answer,
-    context: { redirectUris?: readonly string[]; domain?: string | null } = {},
-  ): Problems => {
+  return (form: DashboardForm, answer: Answer, context: ProblemContext = {}): Problems => {
     const violations = answer.body.violations;
     if (!Array.isArray(violations) || violations.length === 0) {
       return {

@@ -2,7 +2,7 @@
 
 import { useState } from "react";
 import type { DashboardForm } from "@/lib/partners/field-errors";
-import { NO_PROBLEMS, useProblems, type Problems } from "./errors";
+import { NO_PROBLEMS, useProblems, type ProblemContext, type Problems } from "./errors";
 import type { Answer } from "./request";
 
 /**
@@ -17,8 +17,7 @@ export function useFormSubmit<Values>(options: {
   /** Said in the form's status line after a success. */
   doneLabel?: string;
   onDone?: () => void;
-  /** What a field's sentence may name, such as the addresses that were sent. */
-  context?: (values: Values) => Parameters<ReturnType<typeof useProblems>>[2];
+  context?: (values: Values) => ProblemContext;
   /** The id of the element that takes the focus when a field is refused. */
   inputId: (field: string) => string;
 }) {
