@@ -76,6 +76,20 @@ describe("edge: rate limits", () => {
     expect((await atEdge(request("/api/accounts", ip))).status).toBe(429);
   });
 
+  it("answers My access's 31st action with 429 and still serves its reads", async () => {
+    await atWindowStart();
+    const ip = freshIp();
+    const end = () => atEdge(request("/account/access/end", ip, {}, "POST"));
+    for (let i = 0; i < 30; i += 1) expect((await end()).status).not.toBe(429);
+    expect((await end()).status).toBe(429);
+    expect((await atEdge(request("/account/passkeys/x", ip, {}, "DELETE"))).status).toBe(429);
+    // The passkey list a page loads, and a page under /account/, are not actions.
+    for (let i = 0; i < 40; i += 1) {
+      expect((await atEdge(request("/account/passkeys", ip))).status).not.toBe(429);
+    }
+    expect((await atEdge(request("/account/deleted", ip))).status).not.toBe(429);
+  });
+
   it("does not limit token, revoke and userinfo", async () => {
     const ip = freshIp();
     for (let i = 0; i < 120; i += 1) {

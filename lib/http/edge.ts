@@ -1,6 +1,6 @@
 import { countRateLimited } from "../metrics";
 import { countRequest } from "../ratelimit/limiter";
-import { policyForPath } from "../ratelimit/policies";
+import { policyFor } from "../ratelimit/policies";
 import { REQUEST_ID_HEADER } from "../request-context";
 import { CLIENT_IP_HEADER, clientIpOf } from "./client-ip";
 import { metricsAnswer } from "./metrics-endpoint";
@@ -124,7 +124,7 @@ export function edgeForRequest(request: Request, settings: EdgeSettings): Promis
 }
 
 async function rateLimited(request: EdgeRequest): Promise<EdgeAnswer | null> {
-  const policy = policyForPath(request.pathname);
+  const policy = policyFor(request.method, request.pathname);
   if (!policy) return null;
   const result = await countRequest(policy, request.clientIp);
   if (result.allowed) return null;

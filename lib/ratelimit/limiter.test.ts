@@ -12,7 +12,7 @@ import {
   replaceRateLimitStore,
 } from "./limiter";
 import { MemoryRateLimitStore } from "./memory-store";
-import { policyForPath, RATE_LIMIT_POLICIES } from "./policies";
+import { policyFor, RATE_LIMIT_POLICIES } from "./policies";
 import type { RateLimitStore } from "./store";
 import { atWindowStart } from "../../test/rate-windows";
 
@@ -36,17 +36,30 @@ describe("rate-limit policies (/docs/errors)", () => {
     expect(RATE_LIMIT_POLICIES.account).toEqual({ limit: 30, windowSeconds: 60 });
   });
 
-  it("maps paths to policies and leaves token, revoke and userinfo unlimited", () => {
-    expect(policyForPath("/oauth/authorize")).toBe("authorize");
-    expect(policyForPath("/oauth/cancel")).toBe("cancel");
-    expect(policyForPath("/api/accounts")).toBe("api");
-    expect(policyForPath("/api/partner/me")).toBe("api");
-    expect(policyForPath("/account/access/end")).toBe("account");
-    expect(policyForPath("/account")).toBeNull();
-    expect(policyForPath("/oauth/token")).toBeNull();
-    expect(policyForPath("/oauth/revoke")).toBeNull();
-    expect(policyForPath("/oauth/userinfo")).toBeNull();
-    expect(policyForPath("/apix")).toBeNull();
+  it("maps requests to policies and leaves token, revoke and userinfo unlimited", () => {
+    expect(policyFor("GET", "/oauth/authorize")).toBe("authorize");
+    expect(policyFor("POST", "/oauth/authorize")).toBe("authorize");
+    expect(policyFor("POST", "/oauth/cancel")).toBe("cancel");
+    expect(policyFor("GET", "/api/accounts")).toBe("api");
+    expect(policyFor("GET", "/api/partner/me")).toBe("api");
+    expect(policyFor("POST", "/oauth/token")).toBeNull();
+    expect(policyFor("POST", "/oauth/revoke")).toBeNull();
+    expect(policyFor("GET", "/oauth/userinfo")).toBeNull();
+    expect(policyFor("GET", "/apix")).toBeNull();
+  });
+
+  it("counts My access's actions, not its reads", () => {
+    expect(policyFor("POST", "/account/access/end")).toBe("account");
+    expect(policyFor("POST", "/account/passkeys/anything")).toBe("account");
+    expect(policyFor("DELETE", "/account/passkeys/abc")).toBe("account");
+    expect(policyFor("PUT", "/account/key")).toBe("account");
+    // The panel's list, a page under /account/ and the page itself are reads.
+    expect(policyFor("GET", "/account/passkeys")).toBeNull();
+    expect(policyFor("HEAD", "/account/passkeys")).toBeNull();
+    expect(policyFor("GET", "/account/deleted")).toBeNull();
+    expect(policyFor("OPTIONS", "/account/keys")).toBeNull();
+    expect(policyFor("GET", "/account")).toBeNull();
+    expect(policyFor("POST", "/account")).toBeNull();
   });
 });
 

@@ -13,16 +13,23 @@ export const RATE_LIMIT_POLICIES = {
   authorize: { limit: 50, windowSeconds: 60 },
   cancel: { limit: 50, windowSeconds: 60 },
   api: { limit: 300, windowSeconds: 60 },
-  /** The "My access" actions: a person ends access or removes a bank a few times, not hundreds. */
+  /**
+   * The "My access" actions (POST and DELETE under /account/): a person ends access or removes a
+   * bank a few times, not hundreds. The page's reads are not counted: a reload is not an action.
+   */
   account: { limit: 30, windowSeconds: 60 },
 } as const satisfies Record<string, RateLimitPolicy>;
 
 export type RateLimitPolicyName = keyof typeof RATE_LIMIT_POLICIES;
 
-export function policyForPath(pathname: string): RateLimitPolicyName | null {
+/** Methods that read: My access's reads (its passkey list, its pages) are not its actions. */
+const READS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** The policy a request counts against, or null for an unlimited one. */
+export function policyFor(method: string, pathname: string): RateLimitPolicyName | null {
   if (pathname === "/oauth/authorize") return "authorize";
   if (pathname === "/oauth/cancel") return "cancel";
   if (pathname === "/api" || pathname.startsWith("/api/")) return "api";
-  if (pathname.startsWith("/account/")) return "account";
+  if (pathname.startsWith("/account/") && !READS.has(method)) return "account";
   return null;
 }
