@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { passkeyName } from "../app/(flow)/_lib/passkey-name";
 import { ensureTenant } from "../lib/banking/tenants";
@@ -138,6 +140,14 @@ async function forgetThisBrowser(page: Page) {
         deleted.onsuccess = deleted.onerror = deleted.onblocked = () => resolve();
       }),
   );
+}
+
+/** The panel's "added, and it holds your key" sentence in `locale`. */
+function addedHoldsText(locale: string, name: string): string {
+  const messages = JSON.parse(
+    readFileSync(path.resolve(import.meta.dirname, `../messages/${locale}.json`), "utf8"),
+  ) as { Account: { passkeys: { addedHolds: string } } };
+  return messages.Account.passkeys.addedHolds.replace("{name}", name);
 }
 
 /** "Remove", followed (for screen readers) by the passkey's name. */
@@ -377,10 +387,15 @@ for (const locale of ["de", "fi"] as const) {
     const panel = page.locator("section.passkeys");
     await checkScreenWidths(page, `${locale}-account-passkeys-none`);
     await addAuthenticator(page, { synced: true });
+    const name = passkeyName(await page.evaluate(() => navigator.userAgent));
     await page.locator("#passkey-passphrase").fill(PASSPHRASE);
     await panel.locator(".passkey-add button[type=submit]").click();
+    // The passphrase's key derivation, the ceremony and two requests: a busy machine's
+    // time. What the panel says (its success or its alert) is what a failure shows.
+    await expect(panel.locator(".alert")).toHaveText(addedHoldsText(locale, name), {
+      timeout: 30_000,
+    });
     await expect(panel.getByTestId("passkey-item")).toHaveCount(1);
-    await expect(panel.getByRole("status")).toBeVisible();
     await checkScreenWidths(page, `${locale}-account-passkeys-one`);
 
     // Listed as the last holder: Remove explains and offers the file at once, nothing is sent.

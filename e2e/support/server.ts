@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
-import { appendFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { disconnectDb } from "../../lib/db/client";
 import { childEnv, setSetting } from "../../lib/env";
 import { NEXT_BIN, REPO_ROOT } from "../../scripts/lib/database";
@@ -22,6 +23,8 @@ import { resetSecretsSeen, SERVER_LOG } from "./secrets-seen";
 
 /** Copies every write to stdout and stderr (the build's included) into `file`. */
 function teeOutputTo(file: string) {
+  // A fresh clone has no .data/ until the embedded PostgreSQL first starts.
+  mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, "", { mode: 0o600 });
   for (const stream of [process.stdout, process.stderr]) {
     const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
