@@ -1,11 +1,12 @@
-import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import path from "node:path";
 import { expect, test, type Browser, type Page } from "@playwright/test";
+import { createTranslator } from "next-intl";
 import { passkeyName } from "../app/(flow)/_lib/passkey-name";
 import { ensureTenant } from "../lib/banking/tenants";
 import { generateKeyPair } from "../lib/crypto/envelope";
 import { db } from "../lib/db/client";
+import type { Locale } from "../lib/i18n/locales";
+import { loadMessages } from "../lib/i18n/messages";
 import { createKeyBackup, type KeyBackup } from "../lib/keys/key-backup";
 import { connectBank } from "../test/bank-data";
 import { accountLines } from "./support/connected-banks";
@@ -142,12 +143,12 @@ async function forgetThisBrowser(page: Page) {
   );
 }
 
-/** The panel's "added, and it holds your key" sentence in `locale`. */
-function addedHoldsText(locale: string, name: string): string {
-  const messages = JSON.parse(
-    readFileSync(path.resolve(import.meta.dirname, `../messages/${locale}.json`), "utf8"),
-  ) as { Account: { passkeys: { addedHolds: string } } };
-  return messages.Account.passkeys.addedHolds.replace("{name}", name);
+/** The panel's "added, and it holds your key" sentence in `locale`, formatted as the page does. */
+async function addedHoldsText(locale: Locale, name: string): Promise<string> {
+  const messages = await loadMessages(locale);
+  return createTranslator({ locale, messages, namespace: "Account.passkeys" })("addedHolds", {
+    name,
+  });
 }
 
 /** "Remove", followed (for screen readers) by the passkey's name. */
@@ -392,7 +393,7 @@ for (const locale of ["de", "fi"] as const) {
     await panel.locator(".passkey-add button[type=submit]").click();
     // The passphrase's key derivation, the ceremony and two requests: a busy machine's
     // time. What the panel says (its success or its alert) is what a failure shows.
-    await expect(panel.locator(".alert")).toHaveText(addedHoldsText(locale, name), {
+    await expect(panel.locator(".alert")).toHaveText(await addedHoldsText(locale, name), {
       timeout: 30_000,
     });
     await expect(panel.getByTestId("passkey-item")).toHaveCount(1);
